@@ -1,0 +1,104 @@
+// Package model holds the validated description of the types mcpfilegen
+// generates code for. It is the single source of truth between the phases:
+// the loader and the tag grammar fill it, the schema builder and the Go
+// emitter only read it. Every type and field keeps its source position.
+package model
+
+import (
+	"go/token"
+	"go/types"
+)
+
+// Package is one Go package with the types selected for generation.
+type Package struct {
+	Name  string // package clause name
+	Path  string // import path
+	Dir   string // directory of the source files; output is written here
+	Types []*Type
+}
+
+// Type is a selected named struct type.
+type Type struct {
+	Name string
+	Pos  token.Position
+	Doc  string // the type's doc comment, as text; becomes the schema description
+
+	// Fields are the struct's direct fields in source order, embedded ones
+	// included (Embedded set), unexported and `json:"-"` ones included (Skip set).
+	Fields []*Field
+
+	// Keys are every JSON member name encoding/json decodes into this type,
+	// promoted fields of embedded structs included, in encoding/json's field
+	// order. Generated decoders match keys against them like encoding/json.
+	Keys []string
+
+	// Schema is the type's object schema as compact JSON, filled by the schema phase.
+	Schema []byte
+
+	// Flat reports whether the schema is a flat object of primitive
+	// properties, as elicitation's requestedSchema must be.
+	Flat bool
+}
+
+// Files returns the type's file fields in source order.
+func (t *Type) Files() []*Field {
+	var fs []*Field
+	for _, f := range t.Fields {
+		if f.File != nil {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// Field is one direct field of a selected struct.
+type Field struct {
+	GoName   string
+	JSONName string // the member name encoding/json uses
+	Pos      token.Position
+	Doc      string // the field's doc comment, as text
+	Tag      string // the whole raw struct tag
+
+	Embedded  bool
+	Skip      bool // unexported or `json:"-"`: not part of the JSON object
+	OmitEmpty bool
+	OmitZero  bool
+	Required  bool // listed in the schema's required
+
+	// Description is what the schema says of the field: the jsonschema tag
+	// when there is one, else the doc comment.
+	Description string
+
+	Type types.Type // the field's Go type
+
+	File *File // nil for an ordinary field
+}
+
+// Kind is the Go shape of a file field.
+type Kind int
+
+const (
+	KindFile          Kind = iota // runtime.File
+	KindFilePointer               // *runtime.File
+	KindFileSlice                 // []runtime.File
+	KindString                    // string: the URI, validated, not decoded
+	KindStringPointer             // *string
+	KindStringSlice               // []string
+)
+
+// Slice reports whether the field holds several files.
+func (k Kind) Slice() bool { return k == KindFileSlice || k == KindStringSlice }
+
+// File is what the mcpfile tag of a field says, validated against the field.
+type File struct {
+	Kind     Kind
+	Accept   []string // media types, type/* wildcards and .ext entries, in tag order
+	MaxSize  int64    // decoded bytes; 0 when the tag has none
+	MaxFiles int      // slices only; 0 when the tag has none
+	NoSniff  bool     // the content check is off (sniff=false)
+
+	// Filename is the JSON name of the sibling string field whose value
+	// becomes File.Name, and FilenameField that field; both empty when unset.
+	Filename      string
+	FilenameField *Field
+}
