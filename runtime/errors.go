@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Rule names the constraint of an x-mcp-file argument that a value broke.
+// Its values are the words the SEP and the mcpfile tag use.
+type Rule string
+
+// The rules a file argument can break.
+const (
+	// RuleScheme: the value is not a data: URI (https:, file:, mcp-file:, a
+	// path, plain text or an empty string). Such values are never dereferenced.
+	RuleScheme Rule = "scheme"
+	// RuleURIForm: the value is a data: URI, or a JSON value meant to hold
+	// one, that is malformed: no comma, a bad media type or parameter,
+	// ";base64" out of place, invalid base64, a bad %-escape, a control
+	// character, or a JSON value of the wrong kind.
+	RuleURIForm Rule = "uriForm"
+	// RuleMediaType: the URI's media type is not allowed by accept.
+	RuleMediaType Rule = "mediaType"
+	// RuleContent: the bytes are not what the declared media type says (see
+	// the package documentation, "Content check").
+	RuleContent Rule = "content"
+	// RuleMaxSize: the decoded file is larger than maxSize.
+	RuleMaxSize Rule = "maxSize"
+	// RuleMaxFiles: an array argument holds more files than maxFiles.
+	RuleMaxFiles Rule = "maxFiles"
+)
+
+// Error is a file argument that broke a rule. Its Error text is written for
+// the model that sent the value: one sentence that names the argument and the
+// rule, with the figures and what is allowed, in the form of SEP-2356's
+// example:
+//
+//	Argument 'image' exceeds maxSize: received 15728640 bytes, limit is 5242880.
+//
+// The text never contains file bytes, and nothing of the value that is not
+// first checked to be a scheme or media-type token; such tokens are quoted
+// and truncated.
+type Error struct {
+	Arg  string // the argument, e.g. "image" or "documents[1]"
+	Rule Rule
+
+	// Received is the decoded size in bytes (RuleMaxSize) or the number of
+	// files (RuleMaxFiles); Limit is the limit it broke.
+	Received int64
+	Limit    int64
+
+	// MediaType is the lower-cased type/subtype the URI declared
+	// (RuleMediaType, RuleContent).
+	MediaType string
+	// Allowed is the accept list, extensions left out (RuleMediaType).
+	Allowed []string
+	// Detected is what the content check found the bytes to be, e.g.
+	// "text/plain" or "application/octet-stream" (RuleContent).
+	Detected string
+	// Scheme is the lower-cased scheme of a non-data: URI, truncated, or
+	// "" when the value had none (RuleScheme).
+	Scheme string
+	// Reason says what is wrong with the form of the URI (RuleURIForm), or
+	// what was received instead of a URI with a scheme (RuleScheme, e.g.
+	// "an empty string"). It is written by this package and holds no part
+	// of the value.
+	Reason string
+}
+
+const maxEcho = 64 // the longest token an error echoes
+
+// echo quotes s, cut to maxEcho bytes, for an error text.
+func echo(s string) string {
+	if len(s) > maxEcho {
+		s = s[:maxEcho] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// Error returns the text the model sees.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("Argument '")
+	b.WriteString(e.Arg)
+	b.WriteString("' ")
+	switch e.Rule {
+	case RuleMaxSize:
+		b.WriteString("exceeds maxSize: received ")
+		b.WriteString(strconv.FormatInt(e.Received, 10))
+		b.WriteString(" bytes, limit is ")
+		b.WriteString(strconv.FormatInt(e.Limit, 10))
+	case RuleMaxFiles:
+		b.WriteString("exceeds maxFiles: received ")
+		b.WriteString(strconv.FormatInt(e.Received, 10))
+		b.WriteString(" files, limit is ")
+		b.WriteString(strconv.FormatInt(e.Limit, 10))
+	case RuleMediaType:
+		b.WriteString("has a media type that accept does not allow: received ")
+		b.WriteString(echo(e.MediaType))
+		b.WriteString(", allowed are ")
+		b.WriteString(strings.Join(e.Allowed, ", "))
+	case RuleContent:
+		b.WriteString("fails the content check: declared ")
+		b.WriteString(echo(e.MediaType))
+		b.WriteString(" but the bytes are ")
+		b.WriteString(describeDetected(e.Detected))
+		b.WriteString("; send ")
+		if isTextual(e.MediaType) {
+			b.WriteString("text")
+		} else {
+			b.WriteString(e.MediaType)
+			b.WriteString(" data")
+		}
+		b.WriteString(" or declare the real media type")
+	case RuleScheme:
+		b.WriteString("is not a data: URI: received ")
+		switch {
+		case e.Scheme != "":
+			s := e.Scheme
+			if len(s) > maxEcho {
+				s = s[:maxEcho] + "…"
+			}
+			b.WriteString("scheme ")
+			b.WriteString(strconv.Quote(s + ":"))
+		case e.Reason != "":
+			b.WriteString(e.Reason)
+		default:
+			b.WriteString("a value without a scheme")
+		}
+		b.WriteString(", only data: URIs are accepted")
+	case RuleURIForm:
+		b.WriteString("is not a valid data: URI: ")
+		b.WriteString(e.Reason)
+		b.WriteString("; the form is data:[<mediatype>][;base64],<data>")
+	default:
+		b.WriteString("breaks rule ")
+		b.WriteString(echo(string(e.Rule)))
+	}
+	b.WriteByte('.')
+	return b.String()
+}
+
+func describeDetected(d string) string {
+	switch d {
+	case "", "application/octet-stream":
+		return "unrecognised binary data"
+	case "text/plain":
+		return "text"
+	}
+	return d
+}

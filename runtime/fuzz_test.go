@@ -1,0 +1,355 @@
+package runtime
+
+import (
+	"bytes"
+	stdbase64 "encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var fuzzSeeds = []string{
+	sepPNG,
+	"data:text/plain,hello%20world",
+	"data:text/plain;base64,SGVsbG8gd29ybGQh",
+	"data:text/plain;base64,SGVsbG8gd29ybGQ",
+	"data:text/plain;base64,SGVs\r\nbG8g\nd29y\rbGQh",
+	"data:,A%20brief%20note",
+	"data:;charset=utf-8;name=a%2Fb.txt,x",
+	"data:application/pdf;name=Report%20%28v2%29%3B%20final.pdf;base64,JVBERi0xLjcK",
+	"data:image/png;base64;charset=utf-8,AAAA",
+	"data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/",
+	"data:application/zip;base64,UEsDBAoAAAAAAA==",
+	"https://example.com/x.png",
+	"file:///etc/passwd",
+	"mcp-file://server/file_01HXYZ",
+	"",
+	"data:image/png,%89PNG%0D%0A%1A%0A",
+	"DATA:TEXT/PLAIN;BASE64,SGk=",
+}
+
+// FuzzDecode checks Decode's invariants on arbitrary values: no panic; an
+// accepted file is within the limit and survives Encode; Validate agrees
+// with Decode; no error text or redaction contains the payload.
+func FuzzDecode(f *testing.F) {
+	for i, s := range fuzzSeeds {
+		f.Add(s, int64(i*7), uint8(i))
+	}
+	accepts := [][]string{nil, {"image/png", "image/jpeg"}, {"image/*"}, {"text/plain", ".txt"}, {".pdf"}, {"*/*"}, {"application/pdf"}}
+	f.Fuzz(func(t *testing.T, uri string, maxSize int64, sel uint8) {
+		d := Descriptor{Accept: accepts[int(sel)%len(accepts)], MaxSize: maxSize % (1 << 16), NoSniff: sel&0x80 != 0}
+		file, err := Decode("arg", uri, d)
+		verr := Validate("arg", uri, d)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Arg != "arg" {
+				t.Fatalf("Decode(%q) error %v (%T), want *Error for arg", uri, err, err)
+			}
+			if verr == nil || verr.Error() != err.Error() {
+				t.Fatalf("Decode(%q) = %v but Validate = %v", uri, err, verr)
+			}
+			if i := strings.IndexByte(uri, ','); i >= 0 {
+				payload := uri[i+1:]
+				if len(payload) >= 16 && !strings.Contains(uri[:i], payload) && strings.Contains(err.Error(), payload) {
+					t.Fatalf("Decode(%q): error text %q contains the payload", uri, err)
+				}
+			}
+			checkErrorFields(t, uri, e)
+		} else {
+			if verr != nil {
+				t.Fatalf("Decode(%q) succeeded but Validate = %v", uri, verr)
+			}
+			if int64(len(file.Data)) > d.limit() {
+				t.Fatalf("Decode(%q) accepted %d bytes over the limit %d", uri, len(file.Data), d.limit())
+			}
+			if file.MediaType != strings.ToLower(file.MediaType) || !d.Accepts(file.MediaType) {
+				t.Fatalf("Decode(%q) media type %q", uri, file.MediaType)
+			}
+			if file.Name != SanitizeName(file.Name) {
+				t.Fatalf("Decode(%q) name %q is not sanitized", uri, file.Name)
+			}
+			// Round trip through Encode.
+			again, err := Decode("arg", Encode(file.MediaType, file.Data), Descriptor{NoSniff: true, MaxSize: 1 << 20})
+			if err != nil || again.MediaType != file.MediaType || !bytes.Equal(again.Data, file.Data) {
+				t.Fatalf("Decode(Encode(%q, %q)) = %v %q, %v", file.MediaType, file.Data, again.MediaType, again.Data, err)
+			}
+			// What fmt, slog and JSON show depends on the data's length only.
+			other := file
+			other.Data = bytes.Repeat([]byte{0xA5}, len(file.Data))
+			if shown(file) != shown(other) {
+				t.Fatalf("the printed forms of %q depend on its data: %q", uri, shown(file))
+			}
+		}
+		// Redact shows at most the scheme or the media type, and a size.
+		r := Redact(uri)
+		m := redactedRE.FindStringSubmatch(r)
+		if m == nil {
+			t.Fatalf("Redact(%q) = %q, not a redacted form", uri, r)
+		}
+		if mt := m[1]; mt != "" && mt != "text/plain" && !strings.HasPrefix(strings.ToLower(uri), "data:"+mt) {
+			t.Fatalf("Redact(%q) = %q shows a media type not at the start of the URI", uri, r)
+		}
+		if sc := m[3]; sc != "" && !strings.HasPrefix(strings.ToLower(uri), sc) {
+			t.Fatalf("Redact(%q) = %q shows a scheme not at the start of the URI", uri, r)
+		}
+	})
+}
+
+var redactedRE = regexp.MustCompile(`^(?:data:([^;,]+)(;base64)?,|data:|([a-z][a-z0-9+.-]*):)?\[[0-9]+ bytes\]$`)
+
+// knownReasons are the texts of Error.Reason, numbers left out.
+var knownReasons = map[string]bool{
+	"a value without a scheme": true, "an empty string": true, "the data is not valid base64": true,
+	"the data is not valid base64 (at data offset )": true, "it has leading whitespace": true,
+	"the data has a control character that must be %-escaped (at data offset )": true,
+	"the data has an invalid %-escape (at data offset )":                        true, "the data has an invalid %-escape": true,
+	"the media type and parameters are longer than  bytes, or there is no comma": true,
+	"there is no comma before the data":                                          true, "a media type parameter has an invalid name": true,
+	"a media type parameter has an invalid value": true, "a media type parameter has no value": true,
+	"a media type parameter is repeated": true, "the media type is not of the form type/subtype": true,
+	`";base64" must come last, right before the comma`: true,
+}
+
+var digitsRE = regexp.MustCompile(`\b[0-9]+\b`)
+
+// checkErrorFields checks that what an error for uri shows comes from the
+// URI's scheme or header, from the sniffer, or from this package's texts.
+func checkErrorFields(t *testing.T, uri string, e *Error) {
+	t.Helper()
+	lower := strings.ToLower(uri)
+	head := lower
+	if i := strings.IndexByte(lower, ','); i >= 0 {
+		head = lower[:i]
+	}
+	if e.MediaType != "" && e.MediaType != "text/plain" && !strings.Contains(head, e.MediaType) {
+		t.Fatalf("Decode(%q): error media type %q is not from the header", uri, e.MediaType)
+	}
+	if e.Scheme != "" && !strings.HasPrefix(lower, e.Scheme) {
+		t.Fatalf("Decode(%q): error scheme %q is not the URI's", uri, e.Scheme)
+	}
+	if e.Reason != "" && !knownReasons[digitsRE.ReplaceAllString(e.Reason, "")] {
+		t.Fatalf("Decode(%q): unknown reason %q", uri, e.Reason)
+	}
+	if e.Detected != "" && e.Detected != sniff(nil) && !strings.Contains(e.Detected, "/") {
+		t.Fatalf("Decode(%q): detected %q", uri, e.Detected)
+	}
+}
+
+// shown is every form in which a File prints, logs or marshals.
+func shown(f File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|%+v|%#v|%s|%q|%x|%d|", f, f, f, f, f, f, f)
+	slog.New(slog.NewTextHandler(&b, nil)).Info("", "f", f)
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("", "f", f)
+	j, _ := json.Marshal(f)
+	b.Write(j)
+	return timeRE.ReplaceAllString(b.String(), "")
+}
+
+var timeRE = regexp.MustCompile(`time=\S+|"time":"[^"]*"`)
+
+// FuzzDecodeJSON checks that DecodeJSON and ValidateJSON on a raw token
+// agree with encoding/json followed by Decode and Validate.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		tok, _ := json.Marshal(s)
+		f.Add(tok)
+		f.Add(bytes.ReplaceAll(tok, []byte("/"), []byte(`\/`)))
+		f.Add(bytes.ReplaceAll(tok, []byte("+"), []byte(`\u002B`)))
+	}
+	f.Add([]byte(`"data:text/plain,a\ud800b"`))
+	f.Add([]byte(`"data:text/plain,a\x"`))
+	f.Add([]byte(`42`))
+	f.Fuzz(func(t *testing.T, tok []byte) {
+		d := Descriptor{MaxSize: 1 << 16}
+		file, err := DecodeJSON("arg", tok, d)
+		uri, verr := ValidateJSON("arg", tok, d)
+		var s string
+		jerr := json.Unmarshal(tok, &s)
+		t0 := trimWS(tok)
+		if len(t0) == 0 || t0[0] != '"' {
+			var e *Error
+			if !errors.As(err, &e) || e.Rule != RuleURIForm || !errors.As(verr, &e) {
+				t.Fatalf("DecodeJSON(%q) = %v, ValidateJSON = %v; want RuleURIForm", tok, err, verr)
+			}
+			return
+		}
+		if jerr != nil {
+			if err == nil || err.Error() != jerr.Error() || verr == nil || verr.Error() != jerr.Error() {
+				t.Fatalf("DecodeJSON(%q) = %v, ValidateJSON = %v; want encoding/json's %v", tok, err, verr, jerr)
+			}
+			return
+		}
+		want, werr := Decode("arg", s, d)
+		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+			t.Fatalf("DecodeJSON(%q) = %v, Decode(%q) = %v", tok, err, s, werr)
+		}
+		if err == nil && (file.MediaType != want.MediaType || !bytes.Equal(file.Data, want.Data) || file.Name != want.Name || fmt.Sprint(file.Params) != fmt.Sprint(want.Params)) {
+			t.Fatalf("DecodeJSON(%q) = %+v, Decode = %+v", tok, file, want)
+		}
+		if wv := Validate("arg", s, d); (verr == nil) != (wv == nil) || (verr != nil && verr.Error() != wv.Error()) {
+			t.Fatalf("ValidateJSON(%q) = %v, Validate = %v", tok, verr, wv)
+		}
+		if verr == nil && uri != s {
+			t.Fatalf("ValidateJSON(%q) = %q, want %q", tok, uri, s)
+		}
+	})
+}
+
+// member is one member of a JSON object, value compacted.
+type member struct{ key, val string }
+
+// members lists the members of the object b in order with encoding/json.
+func members(t *testing.T, b []byte) []member {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("members(%q): %v %v", b, tok, err)
+	}
+	var out []member
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, member{k.(string), compact(t, raw)})
+	}
+	return out
+}
+
+func compact(t *testing.T, b []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatalf("compact(%q): %v", b, err)
+	}
+	return buf.String()
+}
+
+// FuzzScanObject checks ScanObject against encoding/json: the same verdict
+// and error for every input; for an object, the file calls and rest hold
+// exactly its members, in order, split by Fields.Lookup. ScanArray is
+// checked on every array value found.
+func FuzzScanObject(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"image":"data:,x","name":"n"}`, `{"Image":1,"IMAGE":2,"docs":["a","b"]}`,
+		`{"\u0069mage":"x","a":{"b":[1,2,{"c":null}]},"d":-1.5e3}`, ` {"a" : [ true , false ] } `,
+		`{"ſk":1,"K":2,"k":3}`, `{"a":"\ud800"}`, `[1,2]`, `null`, `{"a":1}x`, `{"a":01}`, `{"a":"x` + "\t" + `"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	fields := NewFields([]string{"name", "image", "docs", "sk", "k"}, "image", "docs", "k")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var calls []member
+		rest, err := ScanObject(b, fields, func(i int, val []byte) error {
+			calls = append(calls, member{fmt.Sprint(i), string(val)})
+			return nil
+		})
+		t0 := trimWS(b)
+		if len(t0) == 0 || t0[0] != '{' {
+			if err != nil || !bytes.Equal(rest, b) {
+				t.Fatalf("ScanObject(%q) on a non-object = %q, %v; want b, nil", b, rest, err)
+			}
+			return
+		}
+		valid := json.Valid(b)
+		if valid != (err == nil) {
+			t.Fatalf("ScanObject(%q) error %v, json.Valid %v", b, err, valid)
+		}
+		if !valid {
+			if want := json.Unmarshal(b, new(struct{})); err.Error() != want.Error() {
+				t.Fatalf("ScanObject(%q) error %q, encoding/json %q", b, err, want)
+			}
+			if calls != nil {
+				t.Fatalf("ScanObject(%q) called file on malformed input", b)
+			}
+			return
+		}
+		var wantCalls, wantRest []member
+		for _, m := range members(t, b) {
+			if i := fields.Lookup([]byte(m.key)); i >= 0 {
+				wantCalls = append(wantCalls, member{fmt.Sprint(i), m.val})
+			} else {
+				wantRest = append(wantRest, m)
+			}
+		}
+		if len(calls) != len(wantCalls) {
+			t.Fatalf("ScanObject(%q) calls %q, want %q", b, calls, wantCalls)
+		}
+		for i := range calls {
+			if calls[i].key != wantCalls[i].key || compact(t, []byte(calls[i].val)) != wantCalls[i].val || calls[i].val != string(trimWS([]byte(calls[i].val))) {
+				t.Fatalf("ScanObject(%q) call %d = %q, want %q", b, i, calls[i], wantCalls[i])
+			}
+			if v := []byte(calls[i].val); v[0] == '[' {
+				var arr []json.RawMessage
+				if err := json.Unmarshal(v, &arr); err != nil {
+					t.Fatal(err)
+				}
+				n, err := ScanArray("docs", v, 0, func(k int, tok []byte) error {
+					if compact(t, tok) != compact(t, arr[k]) {
+						t.Fatalf("ScanArray(%q) item %d = %q, want %q", v, k, tok, arr[k])
+					}
+					return nil
+				})
+				if err != nil || n != len(arr) {
+					t.Fatalf("ScanArray(%q) = %d, %v; want %d", v, n, err, len(arr))
+				}
+			}
+		}
+		if len(wantRest) == 0 {
+			if rest != nil {
+				t.Fatalf("ScanObject(%q) rest %q, want nil", b, rest)
+			}
+			return
+		}
+		if !json.Valid(rest) {
+			t.Fatalf("ScanObject(%q) rest %q is not valid JSON", b, rest)
+		}
+		got := members(t, rest)
+		if fmt.Sprint(got) != fmt.Sprint(wantRest) {
+			t.Fatalf("ScanObject(%q) rest %q = %q, want %q", b, rest, got, wantRest)
+		}
+	})
+}
+
+// FuzzBase64 compares the base64 path (size arithmetic, SIMD decoder,
+// line-break handling) with encoding/base64 on arbitrary payloads.
+func FuzzBase64(f *testing.F) {
+	for _, s := range []string{"", "QQ", "QUI", "QUJD", "QUJDRA==", "QUJDRA=", "QUJD\r\nRA==", "=QUJ", strings.Repeat("QUJD", 20) + "RA==", strings.Repeat("/+9z", 30)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		got, err := decodeBase64("arg", []byte(p), Descriptor{MaxSize: 1 << 20}, false)
+		stripped := strings.NewReplacer("\r", "", "\n", "").Replace(p)
+		enc := stdbase64.StdEncoding
+		if len(stripped)%4 != 0 {
+			enc = stdbase64.RawStdEncoding
+		}
+		want, werr := enc.DecodeString(stripped)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("decodeBase64(%q) = %v, encoding/base64 = %v", p, err, werr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("decodeBase64(%q) = %x, encoding/base64 = %x", p, got, want)
+		}
+		if err == nil && len(got) != cap(got) && !strings.ContainsAny(p, "\r\n") {
+			t.Fatalf("decodeBase64(%q): cap %d, len %d", p, cap(got), len(got))
+		}
+		verr := func() *Error {
+			var prefix [sniffLen]byte
+			_, e := validateBase64("arg", []byte(p), Descriptor{MaxSize: 1 << 20}, false, prefix[:])
+			return e
+		}()
+		if (verr == nil) != (err == nil) || (err != nil && verr.Error() != err.Error()) {
+			t.Fatalf("validateBase64(%q) = %v, decodeBase64 = %v", p, verr, err)
+		}
+	})
+}

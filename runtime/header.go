@@ -1,0 +1,262 @@
+package runtime
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxHeaderLen bounds the media type and parameters of a data: URI (the
+// part between "data:" and the comma). Longer headers are rejected without
+// looking further, so a hostile value without a comma costs no scan.
+const maxHeaderLen = 2048
+
+// header is the parsed part of a data: URI before the comma.
+type header struct {
+	mediaType string            // lower-cased type/subtype
+	params    map[string]string // other parameters, lower-cased names; nil when none
+	name      string            // sanitized legacy name= parameter
+	base64    bool
+}
+
+// splitURI checks the scheme of uri and splits it into its header and its
+// payload. The error is a RuleScheme or RuleURIForm *Error.
+func splitURI(arg string, uri []byte) (hdr, payload []byte, err *Error) {
+	if len(uri) < 5 || uri[4] != ':' || !asciiEqualFold(uri[:4], "data") {
+		return nil, nil, schemeError(arg, uri)
+	}
+	rest := uri[5:]
+	lim := len(rest)
+	if lim > maxHeaderLen+1 {
+		lim = maxHeaderLen + 1
+	}
+	comma := bytes.IndexByte(rest[:lim], ',')
+	if comma < 0 {
+		if len(rest) > maxHeaderLen {
+			return nil, nil, formError(arg, "the media type and parameters are longer than 2048 bytes, or there is no comma")
+		}
+		return nil, nil, formError(arg, "there is no comma before the data")
+	}
+	return rest[:comma], rest[comma+1:], nil
+}
+
+// maxSchemeLen bounds the scheme that schemeError looks for.
+const maxSchemeLen = 256
+
+// schemeError describes a value that is not a data: URI.
+func schemeError(arg string, uri []byte) *Error {
+	e := &Error{Arg: arg, Rule: RuleScheme}
+	if len(uri) == 0 {
+		e.Reason = "an empty string"
+		return e
+	}
+	trimmed := strings.TrimSpace(string(uri[:min(len(uri), 16)]))
+	if len(trimmed) >= 5 && trimmed[4] == ':' && strings.EqualFold(trimmed[:4], "data") {
+		return formError(arg, "it has leading whitespace")
+	}
+	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":", looked for
+	// in the first maxSchemeLen bytes only.
+	for i, c := range uri[:min(len(uri), maxSchemeLen)] {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			s := strings.ToLower(string(uri[:min(i, maxEcho+1)]))
+			e.Scheme = s
+			return e
+		default:
+			e.Reason = "a value without a scheme"
+			return e
+		}
+	}
+	e.Reason = "a value without a scheme"
+	return e
+}
+
+func formError(arg, reason string) *Error {
+	return &Error{Arg: arg, Rule: RuleURIForm, Reason: reason}
+}
+
+// parseHeader parses the media type and parameters of a data: URI:
+//
+//	[ type "/" subtype ] *( ";" attribute "=" value ) [ ";base64" ]
+//
+// type, subtype and attribute are RFC 2045 tokens ("*" is refused in type
+// and subtype: a data: URI carries a concrete type); a value is token
+// characters and %XX escapes, decoded to valid UTF-8 without control
+// characters. Parameter names are case-insensitive and may not repeat.
+// Without a type/subtype, RFC 2397's default text/plain applies, with
+// charset=US-ASCII unless a charset parameter is given. A name parameter
+// (older drafts) is sanitized into name and left out of params.
+func parseHeader(h []byte) (header, string) {
+	var out header
+	if n := len(h); n >= 7 && h[n-7] == ';' && asciiEqualFold(h[n-6:], "base64") {
+		out.base64 = true
+		h = h[:n-7]
+	}
+	mt := h
+	var ps []byte
+	if i := bytes.IndexByte(h, ';'); i >= 0 {
+		mt, ps = h[:i], h[i:]
+	}
+	if len(mt) == 0 {
+		out.mediaType = "text/plain"
+	} else {
+		slash := bytes.IndexByte(mt, '/')
+		if slash < 0 || !isToken(mt[:slash]) || !isToken(mt[slash+1:]) {
+			return out, "the media type is not of the form type/subtype"
+		}
+		out.mediaType = lowerMediaType(mt)
+	}
+	for len(ps) > 0 {
+		ps = ps[1:] // the ';'
+		seg := ps
+		if i := bytes.IndexByte(ps, ';'); i >= 0 {
+			seg, ps = ps[:i], ps[i:]
+		} else {
+			ps = nil
+		}
+		eq := bytes.IndexByte(seg, '=')
+		if eq < 0 {
+			if asciiEqualFold(seg, "base64") {
+				return out, `";base64" must come last, right before the comma`
+			}
+			return out, "a media type parameter has no value"
+		}
+		attr, val := seg[:eq], seg[eq+1:]
+		if !isToken(attr) {
+			return out, "a media type parameter has an invalid name"
+		}
+		v, ok := decodeParamValue(val)
+		if !ok {
+			return out, "a media type parameter has an invalid value"
+		}
+		name := strings.ToLower(string(attr))
+		if name == "name" {
+			if out.name != "" {
+				return out, "a media type parameter is repeated"
+			}
+			out.name = SanitizeName(v)
+			continue
+		}
+		if _, dup := out.params[name]; dup {
+			return out, "a media type parameter is repeated"
+		}
+		if out.params == nil {
+			out.params = make(map[string]string, 1)
+		}
+		out.params[name] = v
+	}
+	if len(mt) == 0 {
+		if _, ok := out.params["charset"]; !ok {
+			if out.params == nil {
+				out.params = make(map[string]string, 1)
+			}
+			out.params["charset"] = "US-ASCII"
+		}
+	}
+	return out, ""
+}
+
+// decodeParamValue decodes a parameter value: token characters and %XX
+// escapes, giving non-empty valid UTF-8 without control characters.
+func decodeParamValue(v []byte) (string, bool) {
+	if len(v) == 0 {
+		return "", false
+	}
+	buf := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '%' {
+			if i+2 >= len(v) || !isHex(v[i+1]) || !isHex(v[i+2]) {
+				return "", false
+			}
+			c = unhex(v[i+1])<<4 | unhex(v[i+2])
+			i += 2
+		} else if !tokenChar[c] {
+			return "", false
+		}
+		buf = append(buf, c)
+	}
+	if !utf8.Valid(buf) {
+		return "", false
+	}
+	for _, r := range string(buf) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return "", false
+		}
+	}
+	return string(buf), true
+}
+
+// tokenChar reports the RFC 2045 token characters: printable ASCII except
+// SPACE and tspecials ()<>@,;:\"/[]?=.
+var tokenChar = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = !strings.ContainsRune(`()<>@,;:\"/[]?=`, rune(c))
+	}
+	return t
+}()
+
+// isToken reports whether b is a non-empty RFC 2045 token without "*".
+func isToken(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !tokenChar[c] || c == '*' {
+			return false
+		}
+	}
+	return true
+}
+
+// commonTypes are returned without allocating when a URI uses them.
+var commonTypes = [...]string{
+	"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml",
+	"application/pdf", "application/octet-stream", "application/json",
+	"application/zip", "text/plain", "text/csv", "text/markdown", "text/html",
+	"audio/mpeg", "audio/wav", "video/mp4",
+}
+
+// lowerMediaType returns b lower-cased as a string.
+func lowerMediaType(b []byte) string {
+	for _, t := range commonTypes {
+		if asciiEqualFold(b, t) {
+			return t
+		}
+	}
+	return strings.ToLower(string(b))
+}
+
+// asciiEqualFold reports whether b equals the lower-case ASCII string s,
+// ignoring ASCII case.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
