@@ -11,17 +11,23 @@ import (
 
 // Package is one Go package with the types selected for generation.
 type Package struct {
-	Name  string // package clause name
-	Path  string // import path
-	Dir   string // directory of the source files; output is written here
-	Types []*Type
+	Name  string  // package clause name
+	Path  string  // import path
+	Dir   string  // directory of the source files; output is written here
+	Types []*Type // sorted by name
+
+	// Docs holds the doc comments of the struct fields declared in this
+	// package (nested and embedded structs' fields included), for the
+	// schema's descriptions. Fields of other packages have none.
+	Docs map[*types.Var]string
 }
 
 // Type is a selected named struct type.
 type Type struct {
-	Name string
-	Pos  token.Position
-	Doc  string // the type's doc comment, as text; becomes the schema description
+	Name  string
+	Named *types.Named // the Go type
+	Pos   token.Position
+	Doc   string // the type's doc comment, as text; becomes the schema description
 
 	// Fields are the struct's direct fields in source order, embedded ones
 	// included (Embedded set), unexported and `json:"-"` ones included (Skip set).
@@ -54,7 +60,7 @@ func (t *Type) Files() []*Field {
 // Field is one direct field of a selected struct.
 type Field struct {
 	GoName   string
-	JSONName string // the member name encoding/json uses
+	JSONName string // the member name encoding/json uses; empty for an embedded struct, whose fields are promoted
 	Pos      token.Position
 	Doc      string // the field's doc comment, as text
 	Tag      string // the whole raw struct tag

@@ -1,0 +1,147 @@
+// Mcpfilegen lets an MCP server built on github.com/modelcontextprotocol/go-sdk
+// take files as tool arguments. For each Go struct type whose fields carry
+// mcpfile tags it generates the type's input schema, in which every file
+// field is a property with the x-mcp-file keyword of SEP-2356, and a decoder
+// that turns each file argument, a data: URI, into a checked runtime.File.
+//
+// Annotate the input type of a tool:
+//
+//	package tools
+//
+//	import "github.com/mcpfile/mcpfile/runtime"
+//
+//	//go:generate go tool mcpfilegen
+//
+//	// CompareInput is the input of the compare_documents tool.
+//	type CompareInput struct {
+//		// Documents to compare, two to five PDFs or text files.
+//		Documents []runtime.File `json:"documents" mcpfile:"accept=application/pdf|text/plain,maxSize=10MiB,maxFiles=5"`
+//		// The cover picture, shown as the report's first page.
+//		Cover *runtime.File `json:"cover,omitempty" mcpfile:"accept=image/*,maxSize=512KiB,filename=cover_name"`
+//		// The cover's file name, as the user picked it.
+//		CoverName string `json:"cover_name,omitempty"`
+//		// A scan kept as its data: URI, checked but not decoded.
+//		Scan string `json:"scan,omitempty" mcpfile:"accept=image/tiff,maxSize=20MiB"`
+//		Detail string `json:"detail,omitempty" jsonschema:"how much detail to give"`
+//	}
+//
+// Pin the generator in the module, so that its version matches the runtime
+// package's, and run it:
+//
+//	go get -tool github.com/mcpfile/mcpfile/cmd/mcpfilegen
+//	go generate ./...
+//
+// go generate runs mcpfilegen in the package's directory; it writes
+// mcpfile_gen.go there, which gives every selected type T
+//
+//   - func (T) MCPSchema() json.RawMessage: T's object schema, computed at
+//     generation time, as the Go SDK would infer it (json names, required
+//     fields, descriptions from jsonschema tags or else doc comments,
+//     additionalProperties false) with each file field as
+//     {"type":"string","format":"uri","x-mcp-file":{"accept":[…],"maxSize":n}}
+//     (an array of those for a slice). Use it as mcp.Tool.InputSchema, or
+//     register the tool with runtime.AddTool, which does.
+//   - func (t *T) UnmarshalJSON(b []byte) error, when T has file fields: it
+//     decodes every other member as encoding/json would and each file
+//     argument through the runtime package, which checks its form, media
+//     type, size, content and count, and returns an error that names the
+//     argument ("documents[1]") and the rule broken. It copies each
+//     companion file name, sanitized, into File.Name.
+//   - guards that stop the package from compiling when T, or a struct type
+//     of the package that T's fields use, changed since mcpfilegen ran ("If
+//     this fails to compile, T changed since mcpfilegen ran: run go
+//     generate."), or when the runtime package does not accept code of this
+//     generator's version.
+//
+// Generated names other than these methods start with mcpfile; avoid such
+// names in the package. Selected are the struct types with at least one
+// mcpfile tag, or those named with -type. A type that already has an
+// UnmarshalJSON method, or embeds one, cannot be selected.
+//
+// A file field has one of the types runtime.File, *runtime.File,
+// []runtime.File, or string, *string, []string for a server that wants the
+// data: URI checked but kept as it came. A file field is required unless it
+// is a pointer or has omitempty or omitzero; it is never nullable.
+//
+// On problems, mcpfilegen prints every one of them, sorted, one a line as
+//
+//	tools.go:14:2: mcpfile: unknown key "maxsize" (want accept, filename, maxFiles, maxSize, sniff)
+//
+// with the file name relative to the working directory, writes nothing and
+// exits with status 1. Usage errors exit with status 2. On success it prints
+// nothing, and rewrites a file only when its content changes, atomically.
+//
+// # Tag syntax
+//
+// The mcpfile tag is a comma-separated list of key=value items without
+// spaces; the empty tag mcpfile:"" marks a file field without constraints.
+// Unknown keys, repeated keys (but accept), empty items or values, bad
+// numbers, units and media types are errors.
+//
+// accept=<entry>[|<entry>…] lists what the field takes, as the HTML accept
+// attribute does: a media type type/subtype, a wildcard subtype type/*, or an
+// extension .ext. The type must be a registered top-level type (application,
+// audio, example, font, haptics, image, message, model, multipart, text,
+// video); */* is an error, since leaving accept out accepts everything.
+// Entries are lower-cased; a repeated accept= appends. Extensions are hints
+// for a client's file picker: the server checks media types only.
+//
+//	mcpfile:"accept=image/png|image/jpeg"
+//	mcpfile:"accept=image/*,accept=.pdf|application/pdf"
+//
+// maxSize=<n>[unit] is the largest decoded size of one file, a positive
+// integer with an optional unit: B (the default), KB, MB, GB (powers of
+// 1000) or KiB, MiB, GiB (powers of 1024); at most 2^53-1 bytes. A file of
+// exactly maxSize bytes is accepted. Without it, the runtime's
+// DefaultMaxSize applies.
+//
+//	mcpfile:"maxSize=5MiB"
+//	mcpfile:"maxSize=1500KB"
+//
+// maxFiles=<n> is the most files a slice field takes, a positive integer;
+// it becomes the array's maxItems. It is an error on a field that is not a
+// slice.
+//
+//	Pages []runtime.File `json:"pages" mcpfile:"accept=image/*,maxFiles=20"`
+//
+// filename=<json name> names the sibling field that carries the file's
+// name: the host fills both from one pick, since the name does not travel
+// in a data: URI. The sibling is a string field for runtime.File and
+// *runtime.File, a []string field for []runtime.File (item i names file i).
+// When it is not empty, the decoder copies it, sanitized with
+// runtime.SanitizeName, into File.Name. It is an error on a string field,
+// or when it names no field, a file field, or a field of another type.
+//
+//	Cover     *runtime.File `json:"cover,omitempty" mcpfile:"filename=cover_name"`
+//	CoverName string        `json:"cover_name,omitempty"`
+//
+// sniff=false turns off the content check for the field. By default the
+// runtime looks at the decoded bytes: a declared type with a fixed signature
+// (PNG, JPEG, PDF, ZIP…) must have it, and a textual type must be text.
+// With sniff=false it takes the media type the data: URI declares on trust,
+// for a server that checks the bytes itself or takes them as they come.
+// sniff=true, the default, may be written out.
+//
+//	mcpfile:"accept=image/png,sniff=false"
+//
+// # Flags
+//
+// -type T,U generates for exactly the named types, in every package
+// matched, whether or not they have mcpfile tags (a type without file fields
+// gets MCPSchema only). Without it, mcpfilegen selects every struct type
+// with at least one mcpfile tag. Naming a type that is missing, or is no
+// struct type, is an error.
+//
+// -output name is the name of the generated file in each package's
+// directory, mcpfile_gen.go by default. It must end in .go, not _test.go,
+// and have no directory.
+//
+// -check writes nothing: it compares what it would write with the files on
+// disk and, when one is stale or missing, prints a unified diff and exits
+// with status 1. Use it in CI, or run go generate ./... and then
+// git diff --exit-code.
+//
+// Arguments are package patterns as the go command takes them, relative to
+// the working directory; the default is ".", the package go generate runs
+// mcpfilegen in. A package without selected types gets no file.
+package main

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpfile/mcpfile/cmd/mcpfilegen/internal/diff"
+	"github.com/mcpfile/mcpfile/gen"
+	"github.com/mcpfile/mcpfile/gen/model"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // generation errors, stale outputs with -check, failures
+	exitUsage = 2
+)
+
+const usage = `usage: mcpfilegen [-type T,U] [-output file] [-check] [packages]
+
+mcpfilegen generates MCP input schemas and file-decoding UnmarshalJSON methods
+for struct types with mcpfile tags. Packages are go/packages patterns; the
+default is the package in the current directory. See go doc
+github.com/mcpfile/mcpfile/cmd/mcpfilegen.
+
+Flags:
+`
+
+// run is mcpfilegen with its arguments, outputs and exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("mcpfilegen", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		flags.PrintDefaults()
+	}
+	typeList := flags.String("type", "", "comma-separated `names` of the types to generate for (default: every struct type with an mcpfile tag)")
+	output := flags.String("output", gen.DefaultOutput, "`name` of the generated file in each package's directory")
+	check := flags.Bool("check", false, "write nothing; exit 1 with a diff if a generated file is stale or missing")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	types, err := parseTypes(*typeList)
+	if err == nil {
+		_, err = gen.OutputName(*output)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+		flags.Usage()
+		return exitUsage
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+		return exitError
+	}
+
+	files, err := gen.Generate(context.Background(), gen.Config{
+		Dir:      wd,
+		Patterns: flags.Args(),
+		Types:    types,
+		Output:   *output,
+	})
+	if err != nil {
+		var errs model.ErrorList
+		if errors.As(err, &errs) {
+			fmt.Fprintln(stderr, errs.Rel(wd))
+		} else {
+			fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+		}
+		return exitError
+	}
+
+	if *check {
+		return checkFiles(wd, files, stdout, stderr)
+	}
+	for _, f := range files {
+		if err := writeFile(f.Path, f.Content); err != nil {
+			fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// parseTypes splits the value of -type.
+func parseTypes(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	names := strings.Split(list, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if names[i] == "" {
+			return nil, fmt.Errorf("-type %q has an empty type name", list)
+		}
+	}
+	return names, nil
+}
+
+// checkFiles prints a diff for every file whose content on disk differs
+// from what was generated and reports whether there was any.
+func checkFiles(wd string, files []gen.File, stdout, stderr io.Writer) int {
+	stale := 0
+	for _, f := range files {
+		old, err := os.ReadFile(f.Path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+			return exitError
+		}
+		if bytes.Equal(old, f.Content) && err == nil {
+			continue
+		}
+		stale++
+		name := rel(wd, f.Path)
+		stdout.Write(diff.Diff(name+" (on disk)", old, name+" (generated)", f.Content))
+	}
+	if stale > 0 {
+		fmt.Fprintf(stderr, "mcpfilegen: %d generated file(s) stale or missing: run go generate\n", stale)
+		return exitError
+	}
+	return exitOK
+}
+
+func rel(wd, path string) string {
+	if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+// writeFile replaces the file at path with content, atomically (a temporary
+// file in the same directory, renamed over it), unless it already holds
+// exactly content. A new file gets mode 0644; a replaced one keeps its mode.
+func writeFile(path string, content []byte) error {
+	mode := fs.FileMode(0o644)
+	if old, err := os.ReadFile(path); err == nil {
+		if bytes.Equal(old, content) {
+			return nil
+		}
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

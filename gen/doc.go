@@ -1,0 +1,19 @@
+// Package gen is mcpfilegen's library: it turns Go struct types whose fields
+// carry mcpfile tags into generated Go that gives each type an input schema
+// with the x-mcp-file keyword (MCPSchema) and a decoder that decodes and
+// validates its file arguments (UnmarshalJSON).
+//
+// [Generate] is a pure function from a [Config] to the files to write; the
+// mcpfilegen command writes them. It runs the phases in order, each a
+// package of its own:
+//
+//   - gen/load loads the packages with golang.org/x/tools/go/packages;
+//   - gen/model selects the types, parses their mcpfile tags (gen/tag) and
+//     checks them, collecting every problem with its position;
+//   - gen/schema computes each type's schema as the MCP Go SDK would infer
+//     it, with the file fields described by x-mcp-file;
+//   - gen/emit renders the Go file of each package.
+//
+// The tag syntax and the generated code are described in the mcpfilegen
+// command's documentation, github.com/mcpfile/mcpfile/cmd/mcpfilegen.
+package gen

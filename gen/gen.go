@@ -1,0 +1,106 @@
+package gen
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpfile/mcpfile/gen/emit"
+	"github.com/mcpfile/mcpfile/gen/load"
+	"github.com/mcpfile/mcpfile/gen/model"
+	"github.com/mcpfile/mcpfile/gen/schema"
+)
+
+// DefaultOutput is the name of the generated file in each package directory.
+const DefaultOutput = "mcpfile_gen.go"
+
+// Config says what to generate code for.
+type Config struct {
+	// Dir is the directory patterns are relative to; "" is the current one.
+	Dir string
+	// Patterns are go/packages patterns; none means ".".
+	Patterns []string
+	// Types are the names of the types to generate for, in every package
+	// matched; none means every struct type with an mcpfile tag.
+	Types []string
+	// Output is the generated file's name in each package's directory;
+	// "" means DefaultOutput.
+	Output string
+}
+
+// File is a generated file.
+type File struct {
+	Path    string // absolute, in the package's directory
+	Content []byte
+}
+
+// Generate loads the packages cfg names and returns the generated file of
+// each package with selected types, sorted by path. It writes nothing. A
+// package without selected types has no file.
+//
+// Problems with the user's code are returned together as a
+// model.ErrorList, sorted by position; any other error is a failure to load
+// or a bug in the generator ("internal error: …").
+func Generate(ctx context.Context, cfg Config) ([]File, error) {
+	output, err := OutputName(cfg.Output)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := load.Packages(ctx, cmp.Or(cfg.Dir, "."), cfg.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		files []File
+		errs  model.ErrorList
+	)
+	for _, pkg := range pkgs {
+		p, err := model.Build(pkg, cfg.Types)
+		if err != nil {
+			if l, ok := err.(model.ErrorList); ok {
+				// Type errors are ignored while the types can be described
+				// (code calling the generated methods cannot type-check
+				// before the first run); when they cannot, they are the
+				// likely cause, so they are reported too.
+				errs = append(errs, load.TypeErrors(cmp.Or(cfg.Dir, "."), pkg)...)
+				errs = append(errs, l...)
+				continue
+			}
+			return nil, err
+		}
+		if len(p.Types) == 0 || len(errs) > 0 {
+			continue
+		}
+		if err := schema.Apply(p); err != nil {
+			return nil, err
+		}
+		src, err := emit.File(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{Path: filepath.Join(p.Dir, output), Content: src})
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return files, nil
+}
+
+// OutputName returns the file name to generate into for the value of
+// Config.Output, or an error saying why it cannot be one: it must be a Go
+// file name without a directory, and not a test file.
+func OutputName(name string) (string, error) {
+	switch {
+	case name == "":
+		return DefaultOutput, nil
+	case name != filepath.Base(name) || strings.ContainsAny(name, `/\`):
+		return "", fmt.Errorf("output %q has a directory: want a file name, written in each package's directory", name)
+	case !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || name == ".go":
+		return "", fmt.Errorf("output %q is not a Go file name: want a name ending in .go, not _test.go", name)
+	}
+	return name, nil
+}

@@ -1,0 +1,137 @@
+// Package load loads the packages mcpfilegen generates code for, with
+// golang.org/x/tools/go/packages, and turns load and type errors into
+// positioned errors.
+package load
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/mcpfile/mcpfile/gen/model"
+)
+
+// Mode is what the generator needs of a package: its syntax with comments
+// and full type information. Types of imported packages come from export
+// data, so NeedDeps is not needed.
+const Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+	packages.NeedTypes | packages.NeedTypesInfo
+
+// Packages loads the packages matching patterns (default ".") as seen from
+// dir, without changing the working directory. Test files are not loaded.
+//
+// Errors that leave a package without syntax (the go command's, a parse
+// error) are returned together as a model.ErrorList. Type errors are not:
+// before the first run of the generator, code that calls the methods it
+// generates (runtime.AddTool needs MCPSchema) does not type-check, and the
+// generator must still run. They stay in the package; see [TypeErrors].
+func Packages(ctx context.Context, dir string, patterns []string) ([]*packages.Package, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    Mode,
+		Dir:     absDir,
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
+	}
+	var errs model.ErrorList
+	for _, p := range pkgs {
+		errs = append(errs, packageErrors(absDir, p, false)...)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	if len(pkgs) == 0 {
+		return nil, model.ErrorList{{Msg: fmt.Sprintf("no packages match %q", strings.Join(patterns, " "))}}
+	}
+	return pkgs, nil
+}
+
+// TypeErrors returns the type errors of a package Packages loaded, with
+// file names absolute against dir, leaving out those in the generator's own
+// earlier output (it may be stale until it is regenerated). The generator
+// reports them only when they keep it from describing a selected type.
+func TypeErrors(dir string, p *packages.Package) model.ErrorList {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		absDir = dir
+	}
+	return packageErrors(absDir, p, true)
+}
+
+// packageErrors returns p's type errors (typeErrors) or its other errors.
+func packageErrors(dir string, p *packages.Package, typeErrors bool) model.ErrorList {
+	// A file this generator wrote may be stale, and fail to compile
+	// until it is regenerated: its errors are not the user's.
+	output := map[string]bool{}
+	for _, f := range p.Syntax {
+		if model.IsOutput(f) {
+			output[p.Fset.File(f.Pos()).Name()] = true
+		}
+	}
+	positioned := slices.ContainsFunc(p.Errors, func(e packages.Error) bool { return e.Pos != "" })
+	var errs model.ErrorList
+	for _, e := range p.Errors {
+		// The go command's compiler output ("# pkg\nfile:line: …")
+		// repeats the type errors go/packages reports with positions.
+		compiler := positioned && e.Pos == "" && strings.HasPrefix(e.Msg, "# ")
+		if (e.Kind == packages.TypeError || compiler) != typeErrors {
+			continue
+		}
+		pos := position(dir, e.Pos)
+		if compiler || output[pos.Filename] {
+			continue
+		}
+		errs = append(errs, &model.Error{Pos: pos, Msg: e.Msg})
+	}
+	return errs
+}
+
+// position parses go/packages' "file:line:col" (line and column optional)
+// into a token.Position with an absolute file name.
+func position(dir, pos string) token.Position {
+	if pos == "" || pos == "-" {
+		return token.Position{}
+	}
+	var p token.Position
+	rest := pos
+	// Peel up to two trailing numbers off; file names may contain colons.
+	var nums []int
+	for range 2 {
+		i := strings.LastIndexByte(rest, ':')
+		if i < 0 {
+			break
+		}
+		n, err := strconv.Atoi(rest[i+1:])
+		if err != nil {
+			break
+		}
+		nums = append([]int{n}, nums...)
+		rest = rest[:i]
+	}
+	p.Filename = rest
+	if !filepath.IsAbs(p.Filename) {
+		p.Filename = filepath.Join(dir, p.Filename)
+	}
+	if len(nums) > 0 {
+		p.Line = nums[0]
+	}
+	if len(nums) > 1 {
+		p.Column = nums[1]
+	}
+	return p
+}

@@ -1,0 +1,5 @@
+package broken
+
+var x int = "s"
+
+func f() { undefined() }

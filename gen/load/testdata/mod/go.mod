@@ -1,0 +1,3 @@
+module example.com/loadtest
+
+go 1.25

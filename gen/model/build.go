@@ -1,0 +1,539 @@
+package model
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/mcpfile/mcpfile/gen/internal/fields"
+	"github.com/mcpfile/mcpfile/gen/internal/infer"
+	"github.com/mcpfile/mcpfile/gen/tag"
+)
+
+// RuntimePath is the import path of the runtime package whose File type
+// file fields use.
+const RuntimePath = "github.com/mcpfile/mcpfile/runtime"
+
+// TagKey is the struct tag key the generator reads.
+const TagKey = "mcpfile"
+
+// Build validates the selected types of a loaded package and returns its
+// model. With typeNames empty it selects every named struct type with at
+// least one mcpfile-tagged field; otherwise exactly the named types. All
+// problems are collected and returned as an ErrorList, sorted.
+func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
+	if pkg.Types == nil || pkg.TypesInfo == nil || pkg.Fset == nil {
+		return nil, fmt.Errorf("internal error: package %s was loaded without type information", pkg.PkgPath)
+	}
+	b := &builder{pkg: pkg, explicit: len(typeNames) > 0}
+	b.readSyntax()
+	p := &Package{Name: pkg.Name, Path: pkg.PkgPath, Docs: b.fieldDocs}
+	if len(pkg.GoFiles) > 0 {
+		p.Dir = dirOf(pkg.GoFiles[0])
+	}
+	for _, obj := range b.selectTypes(typeNames) {
+		if t := b.buildType(obj); t != nil {
+			p.Types = append(p.Types, t)
+		}
+	}
+	slices.SortFunc(p.Types, func(a, b *Type) int { return strings.Compare(a.Name, b.Name) })
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+type builder struct {
+	pkg       *packages.Package
+	explicit  bool // types chosen with -type
+	errs      ErrorList
+	fieldDocs map[*types.Var]string
+	typeDocs  map[*types.TypeName]string
+}
+
+func (b *builder) pos(p token.Pos) token.Position { return b.pkg.Fset.Position(p) }
+
+func (b *builder) errorf(p token.Pos, format string, args ...any) {
+	b.errs.Add(b.pos(p), format, args...)
+}
+
+// readSyntax collects the doc comments of the package's types and struct fields.
+func (b *builder) readSyntax() {
+	b.fieldDocs = map[*types.Var]string{}
+	b.typeDocs = map[*types.TypeName]string{}
+	for _, f := range b.pkg.Syntax {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GenDecl:
+				if n.Tok != token.TYPE {
+					return true
+				}
+				for _, spec := range n.Specs {
+					ts := spec.(*ast.TypeSpec)
+					doc := ts.Doc
+					if doc == nil && len(n.Specs) == 1 {
+						doc = n.Doc
+					}
+					if obj, ok := b.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName); ok && doc != nil {
+						b.typeDocs[obj] = docText(doc)
+					}
+				}
+			case *ast.StructType:
+				for _, fd := range n.Fields.List {
+					doc := fd.Doc
+					if doc == nil {
+						doc = fd.Comment
+					}
+					if doc == nil {
+						continue
+					}
+					idents := fd.Names
+					if len(idents) == 0 {
+						if id := embeddedIdent(fd.Type); id != nil {
+							idents = []*ast.Ident{id}
+						}
+					}
+					for _, id := range idents {
+						if v, ok := b.pkg.TypesInfo.Defs[id].(*types.Var); ok {
+							b.fieldDocs[v] = docText(doc)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// embeddedIdent returns the identifier go/types records an embedded field's
+// definition at: T in T, *T, p.T, T[X].
+func embeddedIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			return x.Sel
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// docText turns a comment group into a description: directives dropped,
+// the lines of each paragraph joined with spaces, paragraphs with a blank line.
+func docText(g *ast.CommentGroup) string {
+	var paras []string
+	for p := range strings.SplitSeq(strings.TrimSpace(g.Text()), "\n\n") {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			paras = append(paras, p)
+		}
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// selectTypes returns the type names to generate for, in name order.
+func (b *builder) selectTypes(typeNames []string) []*types.TypeName {
+	scope := b.pkg.Types.Scope()
+	var out []*types.TypeName
+	if !b.explicit {
+		for _, name := range scope.Names() {
+			obj, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || obj.IsAlias() {
+				continue
+			}
+			st := fields.Struct(obj.Type())
+			if st == nil {
+				continue
+			}
+			for i := range st.NumFields() {
+				if _, ok := reflect.StructTag(st.Tag(i)).Lookup(TagKey); ok {
+					out = append(out, obj)
+					break
+				}
+			}
+		}
+		return out
+	}
+	names := slices.Clone(typeNames)
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		obj := scope.Lookup(name)
+		tn, ok := obj.(*types.TypeName)
+		switch {
+		case obj == nil:
+			b.errs.Add(token.Position{Filename: b.anyFile()}, "type %q given with -type is not declared in package %s", name, b.pkg.Name)
+		case !ok:
+			b.errorf(obj.Pos(), "name %s given with -type is not a type", name)
+		case tn.IsAlias():
+			b.errorf(obj.Pos(), "type %s given with -type is an alias (name the aliased type instead)", name)
+		case fields.Struct(tn.Type()) == nil:
+			b.errorf(obj.Pos(), "type %s given with -type is not a struct type", name)
+		default:
+			out = append(out, tn)
+		}
+	}
+	return out
+}
+
+// anyFile returns the package's first file, where package-level errors point.
+func (b *builder) anyFile() string {
+	if len(b.pkg.GoFiles) > 0 {
+		return b.pkg.GoFiles[0]
+	}
+	return ""
+}
+
+func (b *builder) buildType(obj *types.TypeName) *Type {
+	named, _ := obj.Type().(*types.Named)
+	if named == nil {
+		return nil
+	}
+	st := fields.Struct(named)
+	t := &Type{Name: obj.Name(), Named: named, Pos: b.pos(obj.Pos()), Doc: b.typeDocs[obj]}
+	if named.TypeParams().Len() > 0 {
+		b.errorf(obj.Pos(), "type %s is generic: mcpfilegen generates for non-generic struct types only", t.Name)
+		return nil
+	}
+	b.checkMethods(t, st)
+
+	for i := range st.NumFields() {
+		t.Fields = append(t.Fields, b.buildField(t, st.Field(i), reflect.StructTag(st.Tag(i))))
+	}
+	b.checkJSONNames(t)
+	b.checkOwners(t, st)
+	for _, f := range t.Fields {
+		if f.File != nil && f.File.Filename != "" {
+			b.resolveFilename(t, f)
+		}
+	}
+	for _, f := range fields.JSON(st) {
+		t.Keys = append(t.Keys, f.Name)
+	}
+	b.checkSchema(t)
+	return t
+}
+
+// inOutput reports whether p is in a file mcpfilegen generated.
+func (b *builder) inOutput(p token.Pos) bool {
+	tf := b.pkg.Fset.File(p)
+	for _, f := range b.pkg.Syntax {
+		if b.pkg.Fset.File(f.Pos()) == tf {
+			return IsOutput(f)
+		}
+	}
+	return false
+}
+
+// drop is the advice on how to stop generating for a type.
+func (b *builder) drop(t *Type) string {
+	if b.explicit {
+		return fmt.Sprintf("leave %s out of -type", t.Name)
+	}
+	return fmt.Sprintf("remove %s's mcpfile tags", t.Name)
+}
+
+// checkMethods rejects types whose decoding the generated UnmarshalJSON
+// cannot own.
+func (b *builder) checkMethods(t *Type, st *types.Struct) {
+	ms := types.NewMethodSet(types.NewPointer(t.Named))
+	if sel := ms.Lookup(nil, "UnmarshalJSON"); sel != nil && !(len(sel.Index()) == 1 && b.inOutput(sel.Obj().Pos())) {
+		if len(sel.Index()) == 1 {
+			b.errorf(sel.Obj().Pos(), "type %s already has an UnmarshalJSON method, which the generated one would replace: remove it, or %s",
+				t.Name, b.drop(t))
+		} else {
+			f := st.Field(sel.Index()[0])
+			b.errorf(f.Pos(), "type %s embeds %s, whose UnmarshalJSON method would take over decoding %s: make it a named field, or %s",
+				t.Name, f.Name(), t.Name, b.drop(t))
+		}
+	} else if sel := ms.Lookup(nil, "UnmarshalText"); sel != nil && len(sel.Index()) > 1 {
+		f := st.Field(sel.Index()[0])
+		b.errorf(f.Pos(), "type %s embeds %s, whose UnmarshalText method would take over decoding %s: make it a named field, or %s",
+			t.Name, f.Name(), t.Name, b.drop(t))
+	}
+}
+
+func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field {
+	f := &Field{
+		GoName:   v.Name(),
+		Pos:      b.pos(v.Pos()),
+		Doc:      b.fieldDocs[v],
+		Tag:      string(st),
+		Embedded: v.Embedded(),
+		Type:     v.Type(),
+	}
+	jt, hasJSON := st.Lookup("json")
+	name, opts, _ := strings.Cut(jt, ",")
+	for o := range strings.SplitSeq(opts, ",") {
+		switch o {
+		case "omitempty":
+			f.OmitEmpty = true
+		case "omitzero":
+			f.OmitZero = true
+		}
+	}
+	embStruct := fields.Struct(fields.Deref(v.Type())) != nil
+	switch {
+	case jt == "-":
+		f.Skip = true
+		if f.Embedded && embStruct {
+			b.errorf(v.Pos(), "embedded field %s has json:\"-\": encoding/json ignores it but the SDK's schema inference still lists its fields; remove the embedding or the tag",
+				v.Name())
+		}
+	case f.Embedded:
+		switch {
+		case !v.Exported() && !embStruct:
+			f.Skip = true
+		case !embStruct:
+			b.errorf(v.Pos(), "embedded field %s of non-struct type %s: encoding/json decodes it as member %q but the SDK's schema inference leaves it out; make it a named field",
+				v.Name(), typeString(v.Type()), jsonName(v, name))
+			f.Skip = true
+		case name != "":
+			b.errorf(v.Pos(), "embedded field %s has json name %q: encoding/json decodes it as one member but the SDK's schema inference promotes its fields; drop the name or make it a named field",
+				v.Name(), name)
+			f.JSONName = name
+		}
+	case !v.Exported():
+		f.Skip = true
+	default:
+		if hasJSON && name != "" && !fields.ValidName(name) {
+			b.errorf(v.Pos(), "invalid json name %q: encoding/json ignores it and uses %q, the SDK's schema uses it as is", name, v.Name())
+		}
+		f.JSONName = jsonName(v, name)
+	}
+	f.Required = !f.Skip && !f.Embedded && !f.OmitEmpty && !f.OmitZero
+	if d, ok := st.Lookup("jsonschema"); ok && d != "" {
+		f.Description = d
+	} else {
+		f.Description = f.Doc
+	}
+
+	raw, ok := st.Lookup(TagKey)
+	if !ok {
+		return f
+	}
+	switch {
+	case f.Embedded:
+		b.errorf(v.Pos(), "mcpfile tag on embedded field %s: declare a file field as a named field", v.Name())
+		return f
+	case f.Skip:
+		b.errorf(v.Pos(), "mcpfile tag on field %s, which encoding/json skips (unexported or json:\"-\")", v.Name())
+		return f
+	}
+	kind, ok := fileKind(v.Type())
+	if !ok {
+		b.errorf(v.Pos(), "mcpfile tag on field %s of type %s (want runtime.File, *runtime.File, []runtime.File, string, *string or []string)",
+			v.Name(), typeString(v.Type()))
+		return f
+	}
+	if d, ok := st.Lookup("jsonschema"); ok {
+		// The SDK does not see file fields; hold them to its rule anyway.
+		if msg := infer.CheckDescription(d); msg != "" {
+			b.errorf(v.Pos(), "field %s: %s", v.Name(), msg)
+		}
+	}
+	tg, err := tag.Parse(raw)
+	if err != nil {
+		b.errorf(v.Pos(), "%v", err)
+		return f
+	}
+	f.File = &File{
+		Kind:     kind,
+		Accept:   tg.Accept,
+		MaxSize:  tg.MaxSize,
+		MaxFiles: tg.MaxFiles,
+		NoSniff:  tg.NoSniff,
+		Filename: tg.Filename,
+	}
+	if tg.MaxFiles > 0 && !kind.Slice() {
+		b.errorf(v.Pos(), "maxFiles on field %s of type %s: it limits the items of []runtime.File or []string fields only",
+			v.Name(), typeString(v.Type()))
+	}
+	if tg.Filename != "" && kind >= KindString {
+		b.errorf(v.Pos(), "filename on field %s of type %s: only runtime.File fields carry a name (use runtime.File, *runtime.File or []runtime.File)",
+			v.Name(), typeString(v.Type()))
+		f.File.Filename = ""
+	}
+	return f
+}
+
+func jsonName(v *types.Var, tagName string) string {
+	if tagName != "" && fields.ValidName(tagName) {
+		return tagName
+	}
+	return v.Name()
+}
+
+// fileKind reports which file field type t is.
+func fileKind(t types.Type) (Kind, bool) {
+	t = types.Unalias(t)
+	switch {
+	case isRuntimeFile(t):
+		return KindFile, true
+	case types.Identical(t, types.Typ[types.String]):
+		return KindString, true
+	}
+	switch u := t.(type) {
+	case *types.Pointer:
+		switch e := types.Unalias(u.Elem()); {
+		case isRuntimeFile(e):
+			return KindFilePointer, true
+		case types.Identical(e, types.Typ[types.String]):
+			return KindStringPointer, true
+		}
+	case *types.Slice:
+		switch e := types.Unalias(u.Elem()); {
+		case isRuntimeFile(e):
+			return KindFileSlice, true
+		case types.Identical(e, types.Typ[types.String]):
+			return KindStringSlice, true
+		}
+	}
+	return 0, false
+}
+
+func isRuntimeFile(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Name() == "File" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == RuntimePath
+}
+
+// checkJSONNames rejects two direct fields with one JSON name:
+// encoding/json would decode neither.
+func (b *builder) checkJSONNames(t *Type) {
+	seen := map[string]*Field{}
+	for _, f := range t.Fields {
+		if f.Skip || f.JSONName == "" {
+			continue
+		}
+		if g := seen[f.JSONName]; g != nil {
+			b.errs.Add(f.Pos, "fields %s and %s of %s have the same json name %q: encoding/json decodes neither", g.GoName, f.GoName, t.Name, f.JSONName)
+			continue
+		}
+		seen[f.JSONName] = f
+	}
+}
+
+// checkOwners rejects a JSON name that encoding/json decodes into one field
+// while the SDK's schema describes another: jsonschema-go lets the last of
+// several visible fields of one name win, encoding/json the shallowest.
+func (b *builder) checkOwners(t *Type, st *types.Struct) {
+	sdk := map[string]fields.Field{}
+	for _, f := range fields.Visible(st) {
+		if f.Var.Embedded() {
+			continue
+		}
+		if name, omit, _ := fields.SchemaInfo(f.Var, f.Tag); !omit {
+			sdk[name] = f
+		}
+	}
+	for _, f := range fields.JSON(st) {
+		if g, ok := sdk[f.Name]; ok && g.Var != f.Var {
+			b.errs.Add(t.Fields[f.Index[0]].Pos, "json name %q: encoding/json decodes it into %s but the SDK's schema describes %s; rename one of them",
+				f.Name, fields.Path(st, f.Index), fields.Path(st, g.Index))
+		}
+	}
+}
+
+func (b *builder) resolveFilename(t *Type, f *Field) {
+	name := f.File.Filename
+	var g *Field
+	for _, c := range t.Fields {
+		if !c.Skip && c.JSONName == name {
+			g = c
+			break
+		}
+	}
+	want, wantType := "string", types.Type(types.Typ[types.String])
+	if f.File.Kind.Slice() {
+		want, wantType = "[]string", types.NewSlice(types.Typ[types.String])
+	}
+	switch {
+	case g == nil:
+		b.errs.Add(f.Pos, "filename=%s names no field of %s (want the json name of a %s field declared in %s)", name, t.Name, want, t.Name)
+	case g == f || g.File != nil:
+		b.errs.Add(f.Pos, "filename=%s names file field %s (want a %s field that is not a file field)", name, g.GoName, want)
+	case !types.Identical(types.Unalias(g.Type), wantType):
+		b.errs.Add(f.Pos, "filename=%s names field %s of type %s (want %s)", name, g.GoName, typeString(g.Type), want)
+	default:
+		f.File.FilenameField = g
+	}
+}
+
+// checkSchema runs the SDK's schema inference over the type, so that a type
+// it cannot express is reported here, with a position, and mcpfile tags below
+// the top level are found.
+func (b *builder) checkSchema(t *Type) {
+	over := map[*types.Var]*jsonschema.Schema{}
+	st := fields.Struct(t.Named)
+	for i, f := range t.Fields {
+		// File fields, and fields whose mcpfile tag was already reported.
+		if _, ok := reflect.StructTag(f.Tag).Lookup(TagKey); ok {
+			over[st.Field(i)] = &jsonschema.Schema{Type: "string"}
+		}
+	}
+	_, err := infer.For(t.Named, infer.Config{Override: over, RejectTag: TagKey, All: true})
+	var ies infer.Errors
+	switch err := err.(type) {
+	case nil:
+		return
+	case infer.Errors:
+		ies = err
+	case *infer.Error:
+		ies = infer.Errors{err}
+	default:
+		b.errs.Add(t.Pos, "%v", err)
+		return
+	}
+	for _, ie := range ies {
+		b.errs.Add(b.inferPos(t, ie), "%s", inferMsg(t, ie))
+	}
+}
+
+// inferPos is where an inference failure is reported: at the type's field
+// it was reached through.
+func (b *builder) inferPos(t *Type, ie *infer.Error) token.Position {
+	if ie.Top >= 0 && ie.Top < len(t.Fields) {
+		return t.Fields[ie.Top].Pos
+	}
+	return t.Pos
+}
+
+func inferMsg(t *Type, ie *infer.Error) string {
+	if ie.Kind == infer.ErrTag {
+		if ie.Promoted && !ie.Nested {
+			emb, _, _ := strings.Cut(ie.Path, ".")
+			return fmt.Sprintf("embedded field %s has an mcpfile field %s: file fields must be declared directly in %s", emb, ie.Path, t.Name)
+		}
+		return fmt.Sprintf("field %s has an mcpfile tag: file fields must be top-level fields of %s, not fields of nested structs", ie.Path, t.Name)
+	}
+	if ie.Path != "" {
+		return fmt.Sprintf("field %s: %s", ie.Path, ie.Msg)
+	}
+	return ie.Msg
+}
+
+func typeString(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+func dirOf(file string) string {
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+		return file[:i]
+	}
+	return "."
+}

@@ -1,0 +1,146 @@
+package bad
+
+import (
+	"encoding/json"
+	"time"
+	"unsafe"
+
+	"github.com/mcpfile/mcpfile/runtime"
+)
+
+type URI string
+
+type Label string
+
+type WrongTypes struct {
+	N int            `mcpfile:""` // want "mcpfile tag on field N of type int (want runtime.File, *runtime.File, []runtime.File, string, *string or []string)"
+	U URI            `mcpfile:""` // want "mcpfile tag on field U of type bad.URI"
+	P **runtime.File `mcpfile:""` // want "mcpfile tag on field P of type **runtime.File"
+}
+
+type BadTags struct {
+	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, sniff)`
+	B      runtime.File   `mcpfile:"accept=imag/png"`    // want `unknown top-level type "imag" in "imag/png"`
+	C      runtime.File   `mcpfile:"maxFiles=2"`         // want "maxFiles on field C of type runtime.File: it limits the items of []runtime.File or []string fields only"
+	D      string         `mcpfile:"filename=n"`         // want "filename on field D of type string: only runtime.File fields carry a name"
+	E      runtime.File   `mcpfile:"filename=nope"`      // want "filename=nope names no field of BadTags (want the json name of a string field declared in BadTags)"
+	F      runtime.File   `mcpfile:"filename=count"`     // want "filename=count names field Count of type int (want string)"
+	G      runtime.File   `mcpfile:"filename=C"`         // want "filename=C names file field C (want a string field that is not a file field)"
+	H      []runtime.File `mcpfile:"filename=n"`         // want "filename=n names field N of type string (want []string)"
+	I      runtime.File   `mcpfile:"filename=secret"`    // want "filename=secret names no field of BadTags"
+	Count  int            `json:"count"`
+	A2     int            `json:"count"` // want `fields Count and A2 of BadTags have the same json name "count": encoding/json decodes neither`
+	N      string         `json:"n"`
+	secret string
+}
+
+type Skipped struct {
+	f      runtime.File `mcpfile:""`          // want "mcpfile tag on field f, which encoding/json skips (unexported or json:\"-\")"
+	G      runtime.File `json:"-" mcpfile:""` // want "mcpfile tag on field G, which encoding/json skips"
+	Inner2 `mcpfile:""` // want "mcpfile tag on embedded field Inner2: declare a file field as a named field"
+}
+
+type HasUnmarshal struct {
+	F runtime.File `mcpfile:""`
+}
+
+func (h *HasUnmarshal) UnmarshalJSON(b []byte) error { return nil } // want "type HasUnmarshal already has an UnmarshalJSON method, which the generated one would replace: remove it, or leave HasUnmarshal out of -type"
+
+type Dec struct{}
+
+func (*Dec) UnmarshalJSON([]byte) error { return nil }
+
+type Txt struct{}
+
+func (Txt) UnmarshalText([]byte) error { return nil }
+
+type EmbedsUnmarshal struct {
+	Dec              // want "type EmbedsUnmarshal embeds Dec, whose UnmarshalJSON method would take over decoding EmbedsUnmarshal: make it a named field, or leave EmbedsUnmarshal out of -type"
+	F   runtime.File `mcpfile:""`
+}
+
+type EmbedsText struct {
+	*Txt // want "type EmbedsText embeds Txt, whose UnmarshalText method would take over decoding EmbedsText"
+}
+
+type Inner struct {
+	Photo runtime.File `mcpfile:""`
+}
+
+type Inner2 struct {
+	X int
+}
+
+type Tagged struct {
+	Inner          // want "embedded field Inner has an mcpfile field Inner.Photo: file fields must be declared directly in Tagged"
+	N     Inner    // want "field N.Photo has an mcpfile tag: file fields must be top-level fields of Tagged, not fields of nested structs"
+	S     []*Inner `json:"s"` // want "field S.Photo has an mcpfile tag"
+}
+
+type Unsupported struct {
+	Ch   chan int                   // want "field Ch: type chan int is unsupported by the SDK's schema inference (channels, functions, complex numbers and unsafe pointers have no JSON Schema)"
+	Fn   func()                     // want "field Fn: type func() is unsupported"
+	C    complex128                 // want "field C: type complex128 is unsupported"
+	UP   unsafe.Pointer             // want "field UP: type unsafe.Pointer is unsupported"
+	M    map[int]string             // want "field M: map key type int is unsupported by the SDK's schema inference (want string keys or an encoding.TextMarshaler)"
+	Deep struct{ X []map[bool]int } // want "field Deep.X: map key type bool is unsupported"
+	ok   chan int
+	Skip chan int `json:"-"`
+	Raw  json.RawMessage
+	Any  any
+	Time time.Time
+	MK   map[Label]int
+}
+
+type Node struct {
+	Next *Node // want "field Next: recursive type bad.Node: the SDK's schema inference rejects cycles"
+}
+
+type Tree struct {
+	F        runtime.File `mcpfile:""`
+	Children []Branch     // want "field Children.Sub.Up: recursive type bad.Branch"
+}
+
+type Branch struct {
+	Sub struct{ Up *Branch }
+}
+
+type SchemaTags struct {
+	A string `jsonschema:""`    // want "field A: empty jsonschema tag: the SDK's schema inference rejects it"
+	B string `jsonschema:"k=v"` // want "field B: jsonschema tag \"k=v\" begins with WORD=, which the SDK's schema inference rejects"
+	C string `jsonschema:"fine = ok"`
+	D string `jsonschema:"x=" mcpfile:""` // want "field D: jsonschema tag \"x=\" begins with WORD="
+}
+
+type Embeddings struct {
+	time.Time                // want "type Embeddings embeds Time, whose UnmarshalJSON method" "field Time: embedded time.Time: the SDK's schema inference rejects it"
+	Label                    // want "embedded field Label of non-struct type bad.Label: encoding/json decodes it as member \"Label\" but the SDK's schema inference leaves it out; make it a named field"
+	Inner2    `json:"inner"` // want "embedded field Inner2 has json name \"inner\": encoding/json decodes it as one member but the SDK's schema inference promotes its fields"
+}
+
+type EmbeddedDash struct {
+	Inner2 `json:"-"` // want "embedded field Inner2 has json:\"-\": encoding/json ignores it but the SDK's schema inference still lists its fields"
+}
+
+type BadName struct {
+	A string `json:"a\\b"` // want "invalid json name \"a\\\\b\": encoding/json ignores it and uses \"A\""
+}
+
+type Gen[T any] struct { // want "type Gen is generic: mcpfilegen generates for non-generic struct types only"
+	F runtime.File `mcpfile:""`
+}
+
+type NotStruct int // want "type NotStruct given with -type is not a struct type"
+
+type Alias = Inner // want "type Alias given with -type is an alias"
+
+var Var int // want "name Var given with -type is not a type"
+
+type Owners struct {
+	Photo runtime.File `json:"id" mcpfile:""` // want "json name \"id\": encoding/json decodes it into Photo but the SDK's schema describes Base.ID; rename one of them"
+	Base
+}
+
+type Base struct {
+	ID string `json:"id"`
+}

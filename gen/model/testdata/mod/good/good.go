@@ -1,0 +1,51 @@
+// Package good holds valid input types.
+package good
+
+import "github.com/mcpfile/mcpfile/runtime"
+
+// CompareInput is the input of the
+// compare_documents tool.
+//
+// It has two paragraphs.
+type CompareInput struct {
+	// Documents to compare, two to five PDFs or text files.
+	Documents []runtime.File `json:"documents" mcpfile:"accept=application/pdf|text/plain,maxSize=10MiB,maxFiles=5"`
+	// Original file name of the first document, as the user picked it.
+	FirstName string        `json:"first_name,omitempty"`
+	Cover     *runtime.File `json:"cover,omitempty" mcpfile:"accept=image/*,maxSize=512KiB,filename=cover_name"`
+	CoverName string        `json:"cover_name,omitempty"` // the cover's file name
+	// Ignored doc.
+	Detail  string         `json:"detail,omitempty" jsonschema:"how much detail to give"`
+	Names   []string       `json:"names,omitempty"`
+	Shots   []runtime.File `json:"shots,omitzero" mcpfile:"filename=names,sniff=false"`
+	URI     string         `json:"uri" mcpfile:""`
+	PURI    *string        `mcpfile:"accept=.PDF"`
+	URIs    []string       `json:"uris" mcpfile:"maxFiles=2"`
+	secret  string
+	Ignored int `json:"-"`
+	Dash    int `json:"-,"`
+	Common
+	*Extra
+}
+
+type Common struct {
+	ID   string `json:"id"`
+	Note string `json:"note,omitempty"`
+}
+
+type Extra struct {
+	ID   int `json:"id"`
+	More bool
+}
+
+// Plain has no file fields; it is selected with -type.
+type Plain struct {
+	A int
+}
+
+type (
+	// Grouped has its doc on the spec.
+	Grouped struct {
+		F runtime.File `mcpfile:""`
+	}
+)

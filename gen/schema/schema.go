@@ -1,0 +1,127 @@
+// Package schema builds each selected type's input schema: the object
+// schema the MCP Go SDK would infer for it (google/jsonschema-go's
+// jsonschema.For), with the file fields described by the x-mcp-file keyword
+// and doc comments as descriptions.
+//
+// The schema is built as github.com/invopop/jsonschema values and marshalled
+// compactly. Two representation choices follow from invopop's model:
+// a nullable type ("type": ["null", "T"]) is carried in Schema.Extras, since
+// Schema.Type is a single string, and so it is marshalled after the other
+// keywords; an empty schema (for an interface type) marshals as true, which
+// is also what jsonschema-go writes for it.
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/types"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/mcpfile/mcpfile/gen/internal/fields"
+	"github.com/mcpfile/mcpfile/gen/internal/infer"
+	"github.com/mcpfile/mcpfile/gen/model"
+)
+
+// Keyword is the JSON Schema keyword that marks a file argument.
+const Keyword = "x-mcp-file"
+
+// descriptor is the value of the keyword, in the SEP's member order.
+type descriptor struct {
+	Accept  []string `json:"accept,omitempty"`
+	MaxSize int64    `json:"maxSize,omitempty"`
+}
+
+// Apply fills Schema and Flat of every type of p. Build has validated the
+// types; an error here is a bug in the generator.
+func Apply(p *model.Package) error {
+	for _, t := range p.Types {
+		s, err := Build(p, t)
+		if err != nil {
+			return fmt.Errorf("internal error: building the schema of %s: %v", t.Name, err)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("internal error: marshalling the schema of %s: %v", t.Name, err)
+		}
+		t.Schema = b
+		t.Flat = flat(t, s)
+	}
+	return nil
+}
+
+// Build returns the schema of t, a type of p.
+func Build(p *model.Package, t *model.Type) (*jsonschema.Schema, error) {
+	st := fields.Struct(t.Named)
+	if st == nil || st.NumFields() != len(t.Fields) {
+		return nil, fmt.Errorf("type %s does not match its model", t.Name)
+	}
+	over := map[*types.Var]*jsonschema.Schema{}
+	for i, f := range t.Fields {
+		if f.File != nil {
+			over[st.Field(i)] = File(f)
+		}
+	}
+	s, err := infer.For(t.Named, infer.Config{
+		Doc:      func(v *types.Var) string { return p.Docs[v] },
+		Override: over,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Description = t.Doc
+	return s, nil
+}
+
+// File returns the schema of a file field: the SEP's
+// {"type":"string","format":"uri","x-mcp-file":{…}}, or an array of those for
+// a slice. It is never nullable: a pointer or omitempty file field is
+// simply not required.
+func File(f *model.Field) *jsonschema.Schema {
+	item := &jsonschema.Schema{
+		Type:   "string",
+		Format: "uri",
+		Extras: map[string]any{Keyword: descriptor{Accept: f.File.Accept, MaxSize: f.File.MaxSize}},
+	}
+	if !f.File.Kind.Slice() {
+		item.Description = f.Description
+		return item
+	}
+	arr := &jsonschema.Schema{Type: "array", Items: item, Description: f.Description}
+	if f.File.MaxFiles > 0 {
+		n := uint64(f.File.MaxFiles)
+		arr.MaxItems = &n
+	}
+	return arr
+}
+
+// flat reports whether every property of s is one elicitation's
+// requestedSchema allows: a primitive (string, number, integer, boolean) or
+// a single file.
+func flat(t *model.Type, s *jsonschema.Schema) bool {
+	files := map[string]bool{}
+	for _, f := range t.Fields {
+		if f.File != nil && !f.File.Kind.Slice() {
+			files[f.JSONName] = true
+		}
+	}
+	if s.Properties == nil {
+		return true
+	}
+	for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+		if files[pair.Key] {
+			continue
+		}
+		p := pair.Value
+		ts := infer.Types(p)
+		if len(ts) != 1 || p.Properties != nil || p.Items != nil || p.Format != "" {
+			return false
+		}
+		switch ts[0] {
+		case "string", "number", "integer", "boolean":
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,260 @@
+package schema_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpfile/mcpfile/gen/load"
+	"github.com/mcpfile/mcpfile/gen/model"
+	"github.com/mcpfile/mcpfile/gen/schema"
+	"github.com/mcpfile/mcpfile/gen/schema/internal/fixture"
+)
+
+// build loads the package in dir and runs the model and schema phases on
+// the named types.
+func build(t *testing.T, dir string, names []string) map[string]*model.Type {
+	t.Helper()
+	pkgs, err := load.Packages(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("loading %s: %v", dir, err)
+	}
+	p, err := model.Build(pkgs[0], names)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	if err := schema.Apply(p); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	types := map[string]*model.Type{}
+	for _, ty := range p.Types {
+		types[ty.Name] = ty
+	}
+	return types
+}
+
+func decode(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+	return m
+}
+
+// propertyOrder returns the keys of the top-level "properties" object of
+// the schema b, in their order in b.
+func propertyOrder(t *testing.T, b []byte) []string {
+	t.Helper()
+	var s struct{ Properties json.RawMessage }
+	if err := json.Unmarshal(b, &s); err != nil || s.Properties == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	var keys []string
+	dec.Token() // {
+	for dec.More() {
+		k, _ := dec.Token()
+		keys = append(keys, k.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// fileShapes are the wanted schemas of fixture.Files' file fields.
+var fileShapes = map[string]string{
+	"uri":   `{"type":"string","format":"uri","description":"The image.","x-mcp-file":{"accept":["image/png","image/jpeg"],"maxSize":5242880}}`,
+	"puri":  `{"type":"string","format":"uri","x-mcp-file":{"accept":[".pdf"]}}`,
+	"uris":  `{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/*"],"maxSize":1000}},"maxItems":3}`,
+	"photo": `{"type":"string","format":"uri","x-mcp-file":{"accept":["image/*"]}}`,
+	"doc":   `{"type":"string","format":"uri","x-mcp-file":{}}`,
+	"Files": `{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{}}}`,
+}
+
+// TestParity checks that, field by field, the generated schema of every
+// fixture type is what the SDK infers for it with jsonschema.For, except
+// for the file fields and the type's doc comment.
+func TestParity(t *testing.T) {
+	named := fixture.Named()
+	types := build(t, "internal/fixture", slices.Sorted(maps.Keys(named)))
+	for _, name := range slices.Sorted(maps.Keys(named)) {
+		t.Run(name, func(t *testing.T) {
+			ty := types[name]
+			if ty == nil {
+				t.Fatalf("type %s not built", name)
+			}
+			sdk, err := jsonschema.ForType(reflect.TypeOf(named[name]), nil)
+			if err != nil {
+				t.Fatalf("jsonschema.For: %v", err)
+			}
+			sdkJSON, err := json.Marshal(sdk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := decode(t, sdkJSON), decode(t, ty.Schema)
+
+			if d, _ := got["description"].(string); d != ty.Doc {
+				t.Errorf("description = %q, want the doc comment %q", d, ty.Doc)
+			}
+			delete(got, "description")
+
+			if w, g := propertyOrder(t, sdkJSON), propertyOrder(t, ty.Schema); !slices.Equal(w, g) {
+				t.Errorf("property order = %q, want %q", g, w)
+			}
+			wp, _ := want["properties"].(map[string]any)
+			gp, _ := got["properties"].(map[string]any)
+			for _, f := range ty.Files() {
+				shape, ok := fileShapes[f.JSONName]
+				if !ok {
+					t.Errorf("file field %s has no wanted shape", f.JSONName)
+					continue
+				}
+				if g := mustJSON(gp[f.JSONName]); g != mustJSON(decode(t, []byte(shape))) {
+					t.Errorf("file field %s = %s, want %s", f.JSONName, g, shape)
+				}
+				delete(wp, f.JSONName)
+				delete(gp, f.JSONName)
+			}
+			for _, k := range slices.Sorted(maps.Keys(wp)) {
+				if !reflect.DeepEqual(gp[k], wp[k]) {
+					t.Errorf("property %q = %s, want %s", k, mustJSON(gp[k]), mustJSON(wp[k]))
+				}
+			}
+			for k := range gp {
+				if _, ok := wp[k]; !ok {
+					t.Errorf("extra property %q = %s", k, mustJSON(gp[k]))
+				}
+			}
+			delete(want, "properties")
+			delete(got, "properties")
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("schema without properties = %s, want %s", mustJSON(got), mustJSON(want))
+			}
+		})
+	}
+}
+
+func TestFlat(t *testing.T) {
+	named := fixture.Named()
+	types := build(t, "internal/fixture", slices.Sorted(maps.Keys(named)))
+	for name, want := range map[string]bool{
+		"Flat": true, "Empty": true, "Scalars": true, "Base": true,
+		"NotFlatPointer": false, "NotFlatSlice": false, "NotFlatAny": false, "PromotedFlat": true,
+		"Nested": false, "Files": false, "OnlyUnexported": true,
+	} {
+		if got := types[name].Flat; got != want {
+			t.Errorf("%s.Flat = %v, want %v (schema %s)", name, got, want, types[name].Schema)
+		}
+	}
+}
+
+// TestDescribeImage checks the SEP's describe_image tool: its inputSchema,
+// plus additionalProperties false.
+func TestDescribeImage(t *testing.T) {
+	vec, err := os.ReadFile("../../../shared/spec/vectors/sep2356-final/tool-describe-image.json")
+	if err != nil {
+		t.Skipf("SEP vector not available: %v", err)
+	}
+	var tool struct{ InputSchema map[string]any }
+	if err := json.Unmarshal(vec, &tool); err != nil {
+		t.Fatal(err)
+	}
+	tool.InputSchema["additionalProperties"] = false
+
+	ty := build(t, "testdata/mod/files", []string{"DescribeImage"})["DescribeImage"]
+	if got := decode(t, ty.Schema); !reflect.DeepEqual(got, tool.InputSchema) {
+		t.Errorf("schema = %s, want %s", ty.Schema, mustJSON(tool.InputSchema))
+	}
+	if !ty.Flat {
+		t.Errorf("DescribeImage is not Flat")
+	}
+}
+
+// TestSchemaBytes pins the exact output for the runtime.File kinds and for
+// doc comments as descriptions.
+func TestSchemaBytes(t *testing.T) {
+	types := build(t, "testdata/mod/files", []string{"CompareInput", "DescribeImage", "Documented"})
+	tests := []struct {
+		name string
+		want string
+		flat bool
+	}{
+		{"DescribeImage",
+			`{"properties":{"image":{"type":"string","format":"uri","description":"The image to describe.","x-mcp-file":{"accept":["image/png","image/jpeg"],"maxSize":5242880}}},"additionalProperties":false,"type":"object","required":["image"]}`,
+			true},
+		{"CompareInput",
+			`{"properties":{` +
+				`"documents":{"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf","text/plain"],"maxSize":10485760}},"type":"array","maxItems":5,"description":"Documents to compare, two to five PDFs or text files."},` +
+				`"first_name":{"type":"string","description":"Original file name of the first document, as the user picked it."},` +
+				`"cover":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/*"],"maxSize":524288}},` +
+				`"cover_name":{"type":"string"},` +
+				`"detail":{"type":"string","description":"how much detail to give"},` +
+				`"any":{"items":{"type":"string","format":"uri","x-mcp-file":{}},"type":"array"}},` +
+				`"additionalProperties":false,"type":"object","required":["documents","any"],"description":"CompareInput is the input of the compare_documents tool."}`,
+			false},
+		{"Documented",
+			`{"properties":{` +
+				`"photo":{"type":"string","format":"uri","description":"The photo.","x-mcp-file":{}},` +
+				`"count":{"type":"integer","description":"how many"},` +
+				`"when":{"type":"string","description":"When it was taken."},` +
+				`"where":{"properties":{"lat":{"type":"number","description":"Latitude in degrees."},"lon":{"type":"number","description":"longitude"}},"additionalProperties":false,"type":"object","required":["lat","lon"],"description":"Where it was taken."},` +
+				`"author":{"type":"string","description":"Who took it."}},` +
+				`"additionalProperties":false,"type":"object","required":["count","when","where"],` +
+				`"description":"Documented shows doc comments becoming descriptions, down nested and embedded structs of this package."}`,
+			false},
+	}
+	for _, tt := range tests {
+		ty := types[tt.name]
+		if got := string(ty.Schema); got != tt.want {
+			t.Errorf("%s schema =\n%s\nwant\n%s", tt.name, got, tt.want)
+		}
+		if ty.Flat != tt.flat {
+			t.Errorf("%s.Flat = %v, want %v", tt.name, ty.Flat, tt.flat)
+		}
+	}
+}
+
+// TestKeys checks Type.Keys against the member order encoding/json writes
+// for a value without omitted fields.
+func TestKeys(t *testing.T) {
+	named := fixture.Named()
+	types := build(t, "internal/fixture", slices.Sorted(maps.Keys(named)))
+	for name, v := range map[string]any{
+		"Dominance": fixture.Dominance{A2: &fixture.A2{}},
+		"Scalars":   fixture.Scalars{},
+		"Dup":       fixture.Dup{Base: fixture.Base{Note: "n"}},
+		"Layers":    fixture.Layers{Deeper: fixture.Deeper{Base: fixture.Base{Note: "n"}}, Top: true},
+	} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.Token()
+		for dec.More() {
+			k, _ := dec.Token()
+			want = append(want, k.(string))
+			var raw json.RawMessage
+			dec.Decode(&raw)
+		}
+		if got := types[name].Keys; !slices.Equal(got, want) {
+			t.Errorf("%s.Keys = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package files
+
+import (
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime"
+)
+
+type DescribeImage struct {
+	Image runtime.File `json:"image" jsonschema:"The image to describe." mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB"`
+}
+
+// CompareInput is the input of the compare_documents tool.
+type CompareInput struct {
+	// Documents to compare, two to five PDFs or text files.
+	Documents []runtime.File `json:"documents" mcpfile:"accept=application/pdf|text/plain,maxSize=10MiB,maxFiles=5"`
+	// Original file name of the first document, as the user picked it.
+	FirstName string        `json:"first_name,omitempty"`
+	Cover     *runtime.File `json:"cover,omitempty" mcpfile:"accept=image/*,maxSize=512KiB,filename=cover_name"`
+	CoverName string        `json:"cover_name,omitempty"`
+	// Not used: the tag wins.
+	Detail string         `json:"detail,omitempty" jsonschema:"how much detail to give"`
+	Any    []runtime.File `json:"any" mcpfile:"sniff=false"`
+}
+
+// Documented shows doc comments becoming descriptions, down nested
+// and embedded structs of this package.
+type Documented struct {
+	// The photo.
+	Photo runtime.File `json:"photo,omitempty" mcpfile:""`
+	Count int          `json:"count"` // how many
+	// When it was taken.
+	When time.Time `json:"when"`
+	// Where it was taken.
+	Where Place `json:"where"`
+	Meta
+}
+
+type Place struct {
+	// Latitude in degrees.
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon" jsonschema:"longitude"`
+}
+
+type Meta struct {
+	// Who took it.
+	Author string `json:"author,omitempty"`
+}

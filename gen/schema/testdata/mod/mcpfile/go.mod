@@ -1,0 +1,3 @@
+module github.com/mcpfile/mcpfile
+
+go 1.25

@@ -1,0 +1,290 @@
+// Package tag parses the `mcpfile` struct tag. It is pure: it knows the
+// grammar, not the Go types the tag stands on, which the model phase checks.
+//
+// A tag is a comma-separated list of key=value items, without spaces:
+//
+//	accept=<entry>[|<entry>…]    media types (type/subtype), wildcard subtypes (type/*)
+//	                             and extensions (.ext); repeating accept= appends
+//	maxSize=<n>[unit]            decoded bytes per file; unit B, KB, MB, GB (powers of
+//	                             1000) or KiB, MiB, GiB (powers of 1024); no unit is B
+//	maxFiles=<n>                 the most files a slice field takes (becomes maxItems)
+//	filename=<json name>         the sibling field that carries the file's name
+//	sniff=false                  turn the content check off for this field
+//
+// The empty tag `mcpfile:""` marks a file field without constraints.
+//
+// The grammar is strict: unknown keys, repeated keys (other than accept),
+// empty items and values, bad numbers and units, and bad media types are
+// errors. Media types are checked against RFC 6838's restricted-name
+// characters and the registered top-level types, and lower-cased, as are
+// extensions. "*/*" is rejected: it accepts everything, which is what leaving
+// accept out says.
+package tag
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// MaxSizeLimit is the largest maxSize a tag may give: 2^53-1 bytes, the
+// largest integer every JSON reader represents exactly.
+const MaxSizeLimit = 1<<53 - 1
+
+// MaxFilesLimit is the largest maxFiles a tag may give.
+const MaxFilesLimit = math.MaxInt32
+
+// Tag is a parsed mcpfile tag.
+type Tag struct {
+	Accept   []string // lower-cased media types, type/* wildcards and .ext entries, in tag order
+	MaxSize  int64    // bytes; 0 when absent
+	MaxFiles int      // 0 when absent
+	Filename string   // JSON name of the companion name field; empty when absent
+	NoSniff  bool     // sniff=false
+}
+
+// Keys are the tag's keys, sorted as the error messages list them.
+var Keys = []string{"accept", "filename", "maxFiles", "maxSize", "sniff"}
+
+// TopLevelTypes are the media top-level types an accept entry may name: the
+// ones registered with IANA.
+var TopLevelTypes = []string{
+	"application", "audio", "example", "font", "haptics", "image",
+	"message", "model", "multipart", "text", "video",
+}
+
+var units = []struct {
+	name string
+	mult int64
+}{
+	{"B", 1},
+	{"KB", 1000},
+	{"MB", 1000 * 1000},
+	{"GB", 1000 * 1000 * 1000},
+	{"KiB", 1 << 10},
+	{"MiB", 1 << 20},
+	{"GiB", 1 << 30},
+}
+
+const (
+	wantItem     = "want key=value items separated by commas"
+	wantAccept   = "want type/subtype, type/* or .ext"
+	wantMaxSize  = "want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB"
+	wantMaxFiles = "want a positive integer"
+	wantSniff    = "want true or false"
+)
+
+// Parse parses the value of an mcpfile struct tag. Its errors are one
+// lowercase line without the position, which the caller adds.
+func Parse(s string) (Tag, error) {
+	var t Tag
+	if s == "" {
+		return t, nil
+	}
+	seen := map[string]bool{}
+	for item := range strings.SplitSeq(s, ",") {
+		if item == "" {
+			return Tag{}, fmt.Errorf("empty item in %q (%s)", s, wantItem)
+		}
+		if strings.ContainsAny(item, " \t\r\n") {
+			return Tag{}, fmt.Errorf("space in item %q (%s, no spaces)", item, wantItem)
+		}
+		key, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return Tag{}, fmt.Errorf("item %q has no value (%s)", item, wantItem)
+		}
+		if !slices.Contains(Keys, key) {
+			return Tag{}, fmt.Errorf("unknown key %q (want %s)", key, strings.Join(Keys, ", "))
+		}
+		if seen[key] && key != "accept" {
+			return Tag{}, fmt.Errorf("duplicate key %q", key)
+		}
+		seen[key] = true
+		if val == "" {
+			return Tag{}, fmt.Errorf("empty value for key %q", key)
+		}
+		var err error
+		switch key {
+		case "accept":
+			err = t.parseAccept(val)
+		case "maxSize":
+			t.MaxSize, err = parseMaxSize(val)
+		case "maxFiles":
+			t.MaxFiles, err = parseMaxFiles(val)
+		case "filename":
+			err = checkJSONName(val)
+			t.Filename = val
+		case "sniff":
+			switch val {
+			case "true":
+				t.NoSniff = false
+			case "false":
+				t.NoSniff = true
+			default:
+				err = fmt.Errorf("bad sniff %q (%s)", val, wantSniff)
+			}
+		}
+		if err != nil {
+			return Tag{}, err
+		}
+	}
+	return t, nil
+}
+
+// String returns the tag in canonical form: keys in a fixed order, accept
+// once, maxSize in bytes. Parse(t.String()) returns t for a parsed t.
+func (t Tag) String() string {
+	var items []string
+	if len(t.Accept) > 0 {
+		items = append(items, "accept="+strings.Join(t.Accept, "|"))
+	}
+	if t.MaxSize > 0 {
+		items = append(items, "maxSize="+strconv.FormatInt(t.MaxSize, 10))
+	}
+	if t.MaxFiles > 0 {
+		items = append(items, "maxFiles="+strconv.Itoa(t.MaxFiles))
+	}
+	if t.Filename != "" {
+		items = append(items, "filename="+t.Filename)
+	}
+	if t.NoSniff {
+		items = append(items, "sniff=false")
+	}
+	return strings.Join(items, ",")
+}
+
+func (t *Tag) parseAccept(val string) error {
+	for e := range strings.SplitSeq(val, "|") {
+		if e == "" {
+			return fmt.Errorf("empty accept entry in %q (%s)", val, wantAccept)
+		}
+		norm, err := acceptEntry(e)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(t.Accept, norm) {
+			return fmt.Errorf("duplicate accept entry %q", e)
+		}
+		t.Accept = append(t.Accept, norm)
+	}
+	return nil
+}
+
+// acceptEntry validates one accept entry and returns it lower-cased.
+func acceptEntry(e string) (string, error) {
+	l := strings.ToLower(e)
+	if ext, ok := strings.CutPrefix(l, "."); ok {
+		if !restrictedName(ext) || strings.HasSuffix(ext, ".") {
+			return "", fmt.Errorf("bad accept extension %q (want a dot and letters, digits or !#$&-^_.+)", e)
+		}
+		return l, nil
+	}
+	typ, sub, ok := strings.Cut(l, "/")
+	if !ok {
+		return "", fmt.Errorf("bad accept entry %q (%s)", e, wantAccept)
+	}
+	if typ == "*" {
+		if sub == "*" {
+			return "", fmt.Errorf("accept entry %q accepts everything (leave accept out instead)", e)
+		}
+		return "", fmt.Errorf("bad accept entry %q: the type cannot be a wildcard (%s)", e, wantAccept)
+	}
+	if !slices.Contains(TopLevelTypes, typ) {
+		if !restrictedName(typ) {
+			return "", fmt.Errorf("bad media type %q (%s)", e, wantAccept)
+		}
+		return "", fmt.Errorf("unknown top-level type %q in %q (want %s)", typ, e, strings.Join(TopLevelTypes, ", "))
+	}
+	if sub != "*" && !restrictedName(sub) {
+		return "", fmt.Errorf("bad media type %q (%s; subtype of letters, digits and !#$&-^_.+)", e, wantAccept)
+	}
+	return l, nil
+}
+
+// restrictedName reports whether s is an RFC 6838 restricted-name:
+// 1 to 127 characters, the first a letter or digit, the rest letters, digits
+// or one of !#$&-^_.+
+func restrictedName(s string) bool {
+	if len(s) == 0 || len(s) > 127 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && strings.IndexByte("!#$&-^_.+", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func parseMaxSize(val string) (int64, error) {
+	end := 0
+	for end < len(val) && '0' <= val[end] && val[end] <= '9' {
+		end++
+	}
+	digits, unit := val[:end], val[end:]
+	if digits == "" {
+		return 0, fmt.Errorf("bad maxSize %q (%s)", val, wantMaxSize)
+	}
+	mult := int64(0)
+	if unit == "" {
+		mult = 1
+	}
+	var names []string
+	for _, u := range units {
+		names = append(names, u.name)
+		if u.name == unit {
+			mult = u.mult
+		}
+	}
+	if mult == 0 {
+		return 0, fmt.Errorf("bad maxSize unit %q in %q (want %s)", unit, val, strings.Join(names, ", "))
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("bad maxSize %q (%s)", val, wantMaxSize)
+	}
+	if err != nil || n > MaxSizeLimit/mult {
+		return 0, fmt.Errorf("maxSize %q is too large (the limit is %d bytes)", val, int64(MaxSizeLimit))
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("maxSize %q is not positive (%s)", val, wantMaxSize)
+	}
+	return n * mult, nil
+}
+
+func parseMaxFiles(val string) (int, error) {
+	for i := 0; i < len(val); i++ {
+		if val[i] < '0' || val[i] > '9' {
+			return 0, fmt.Errorf("bad maxFiles %q (%s)", val, wantMaxFiles)
+		}
+	}
+	n, err := strconv.ParseInt(val, 10, 64)
+	if err != nil || n > MaxFilesLimit {
+		return 0, fmt.Errorf("maxFiles %q is too large (the limit is %d)", val, MaxFilesLimit)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("maxFiles %q is not positive (%s)", val, wantMaxFiles)
+	}
+	return int(n), nil
+}
+
+// checkJSONName accepts the names encoding/json accepts in a json tag.
+func checkJSONName(s string) error {
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case unicode.IsLetter(c), unicode.IsDigit(c):
+		default:
+			return fmt.Errorf("bad filename %q (want the json name of a string field)", s)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package tag
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Tag
+	}{
+		{"", Tag{}},
+		{"accept=image/png", Tag{Accept: []string{"image/png"}}},
+		{"accept=image/png|image/jpeg", Tag{Accept: []string{"image/png", "image/jpeg"}}},
+		{"accept=Image/PNG|.PDF", Tag{Accept: []string{"image/png", ".pdf"}}},
+		{"accept=image/*|.tar.gz|application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+			Tag{Accept: []string{"image/*", ".tar.gz", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}}},
+		{"accept=image/svg+xml|text/x-c++src", Tag{Accept: []string{"image/svg+xml", "text/x-c++src"}}},
+		{"accept=image/png,accept=application/pdf", Tag{Accept: []string{"image/png", "application/pdf"}}},
+		{"maxSize=1", Tag{MaxSize: 1}},
+		{"maxSize=10B", Tag{MaxSize: 10}},
+		{"maxSize=5KB", Tag{MaxSize: 5000}},
+		{"maxSize=5MB", Tag{MaxSize: 5000000}},
+		{"maxSize=2GB", Tag{MaxSize: 2000000000}},
+		{"maxSize=512KiB", Tag{MaxSize: 512 << 10}},
+		{"maxSize=5MiB", Tag{MaxSize: 5242880}},
+		{"maxSize=3GiB", Tag{MaxSize: 3 << 30}},
+		{"maxSize=9007199254740991", Tag{MaxSize: MaxSizeLimit}},
+		{"maxFiles=5", Tag{MaxFiles: 5}},
+		{"maxFiles=2147483647", Tag{MaxFiles: MaxFilesLimit}},
+		{"filename=cover_name", Tag{Filename: "cover_name"}},
+		{"sniff=false", Tag{NoSniff: true}},
+		{"sniff=true", Tag{}},
+		{"accept=application/pdf|text/plain,maxSize=10MiB,maxFiles=5,filename=names,sniff=false",
+			Tag{Accept: []string{"application/pdf", "text/plain"}, MaxSize: 10 << 20, MaxFiles: 5, Filename: "names", NoSniff: true}},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.in)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Parse(%q) = %v, %v, want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseTagErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, sniff)`},
+		{"Accept=image/png", `unknown key "Accept" (want accept, filename, maxFiles, maxSize, sniff)`},
+		{"accept", `item "accept" has no value (want key=value items separated by commas)`},
+		{"accept=", `empty value for key "accept"`},
+		{"accept=image/png,", `empty item in "accept=image/png," (want key=value items separated by commas)`},
+		{",accept=image/png", `empty item in ",accept=image/png" (want key=value items separated by commas)`},
+		{"accept=image/png, maxSize=1", `space in item " maxSize=1" (want key=value items separated by commas, no spaces)`},
+		{"maxSize=1,maxSize=2", `duplicate key "maxSize"`},
+		{"maxFiles=1,maxFiles=1", `duplicate key "maxFiles"`},
+		{"filename=a,filename=b", `duplicate key "filename"`},
+		{"sniff=false,sniff=false", `duplicate key "sniff"`},
+		{"accept=image/png||image/gif", `empty accept entry in "image/png||image/gif" (want type/subtype, type/* or .ext)`},
+		{"accept=image/png|", `empty accept entry in "image/png|" (want type/subtype, type/* or .ext)`},
+		{"accept=image/png,accept=IMAGE/PNG", `duplicate accept entry "IMAGE/PNG"`},
+		{"accept=*/*", `accept entry "*/*" accepts everything (leave accept out instead)`},
+		{"accept=*/png", `bad accept entry "*/png": the type cannot be a wildcard (want type/subtype, type/* or .ext)`},
+		{"accept=png", `bad accept entry "png" (want type/subtype, type/* or .ext)`},
+		{"accept=image/", `bad media type "image/" (want type/subtype, type/* or .ext; subtype of letters, digits and !#$&-^_.+)`},
+		{"accept=image/png;q=1", `bad media type "image/png;q=1" (want type/subtype, type/* or .ext; subtype of letters, digits and !#$&-^_.+)`},
+		{"accept=image/png/x", `bad media type "image/png/x" (want type/subtype, type/* or .ext; subtype of letters, digits and !#$&-^_.+)`},
+		{"accept=image/-png", `bad media type "image/-png" (want type/subtype, type/* or .ext; subtype of letters, digits and !#$&-^_.+)`},
+		{"accept=image/p*", `bad media type "image/p*" (want type/subtype, type/* or .ext; subtype of letters, digits and !#$&-^_.+)`},
+		{"accept=imag/png", `unknown top-level type "imag" in "imag/png" (want application, audio, example, font, haptics, image, message, model, multipart, text, video)`},
+		{"accept=/png", `bad media type "/png" (want type/subtype, type/* or .ext)`},
+		{"accept=.", `bad accept extension "." (want a dot and letters, digits or !#$&-^_.+)`},
+		{"accept=.pdf.", `bad accept extension ".pdf." (want a dot and letters, digits or !#$&-^_.+)`},
+		{"accept=.p/f", `bad accept extension ".p/f" (want a dot and letters, digits or !#$&-^_.+)`},
+		{"maxSize=0", `maxSize "0" is not positive (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=0MiB", `maxSize "0MiB" is not positive (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=-1", `bad maxSize "-1" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=+1", `bad maxSize "+1" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=MiB", `bad maxSize "MiB" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=5mb", `bad maxSize unit "mb" in "5mb" (want B, KB, MB, GB, KiB, MiB, GiB)`},
+		{"maxSize=5MIB", `bad maxSize unit "MIB" in "5MIB" (want B, KB, MB, GB, KiB, MiB, GiB)`},
+		{"maxSize=5TB", `bad maxSize unit "TB" in "5TB" (want B, KB, MB, GB, KiB, MiB, GiB)`},
+		{"maxSize=1.5MB", `bad maxSize unit ".5MB" in "1.5MB" (want B, KB, MB, GB, KiB, MiB, GiB)`},
+		{"maxSize=9007199254740992", `maxSize "9007199254740992" is too large (the limit is 9007199254740991 bytes)`},
+		{"maxSize=8388608GiB", `maxSize "8388608GiB" is too large (the limit is 9007199254740991 bytes)`},
+		{"maxSize=99999999999999999999999", `maxSize "99999999999999999999999" is too large (the limit is 9007199254740991 bytes)`},
+		{"maxFiles=0", `maxFiles "0" is not positive (want a positive integer)`},
+		{"maxFiles=-2", `bad maxFiles "-2" (want a positive integer)`},
+		{"maxFiles=two", `bad maxFiles "two" (want a positive integer)`},
+		{"maxFiles=2147483648", `maxFiles "2147483648" is too large (the limit is 2147483647)`},
+		{"maxFiles=99999999999999999999", `maxFiles "99999999999999999999" is too large (the limit is 2147483647)`},
+		{"sniff=no", `bad sniff "no" (want true or false)`},
+		{"sniff=False", `bad sniff "False" (want true or false)`},
+		{`filename=a"b`, `bad filename "a\"b" (want the json name of a string field)`},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.in)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Parse(%q) = %v, %v, want error %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestStringRoundTrip(t *testing.T) {
+	in := "accept=image/PNG,accept=.pdf,maxSize=5MiB,maxFiles=3,filename=n,sniff=false"
+	tg, err := Parse(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "accept=image/png|.pdf,maxSize=5242880,maxFiles=3,filename=n,sniff=false"
+	if got := tg.String(); got != want {
+		t.Errorf("Parse(%q).String() = %q, want %q", in, got, want)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"", "accept=image/png|image/jpeg,maxSize=5MiB", "accept=.pdf,accept=text/*,maxFiles=3",
+		"filename=name,sniff=false", "maxSize=9007199254740991B", "maxSize=1GiB", "accept=*/*",
+		"maxsize=5", "accept=image/png,,", "sniff=true",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tg, err := Parse(s)
+		if err != nil {
+			msg := err.Error()
+			if msg == "" || strings.ContainsAny(msg, "\n") || strings.HasSuffix(msg, ".") {
+				t.Errorf("Parse(%q) error %q: want one line without a trailing period", s, msg)
+			}
+			if !reflect.DeepEqual(tg, Tag{}) {
+				t.Errorf("Parse(%q) = %v with error %v, want the zero Tag", s, tg, err)
+			}
+			return
+		}
+		if tg.MaxSize < 0 || tg.MaxSize > MaxSizeLimit {
+			t.Errorf("Parse(%q).MaxSize = %d, out of range", s, tg.MaxSize)
+		}
+		if tg.MaxFiles < 0 || tg.MaxFiles > MaxFilesLimit {
+			t.Errorf("Parse(%q).MaxFiles = %d, out of range", s, tg.MaxFiles)
+		}
+		for _, a := range tg.Accept {
+			if a != strings.ToLower(a) || a == "*/*" || strings.ContainsAny(a, ",| ;") {
+				t.Errorf("Parse(%q).Accept has bad entry %q", s, a)
+			}
+			if _, err := acceptEntry(a); err != nil {
+				t.Errorf("Parse(%q).Accept entry %q does not parse again: %v", s, a, err)
+			}
+		}
+		// Round trip through the canonical form.
+		back, err := Parse(tg.String())
+		if err != nil || !reflect.DeepEqual(back, tg) {
+			t.Errorf("Parse(%q) = %v, but Parse(%q) = %v, %v", s, tg, tg.String(), back, err)
+		}
+	})
+}
