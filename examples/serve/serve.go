@@ -1,0 +1,90 @@
+// Package serve runs an example server over stdio (the default) or over
+// streamable HTTP (-http 127.0.0.1:PORT), with a request size limit large
+// enough for the files its tools declare.
+package serve
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Main parses args and serves the server newServer returns until stdin
+// closes or, for HTTP, until SIGINT or SIGTERM. limit is the largest request
+// body, from runtime.MaxRequestBytes. It returns the process exit code.
+func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Server, limit int64) int {
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	addr := flags.String("http", "", "serve streamable HTTP on `host:port` (e.g. 127.0.0.1:8080) instead of stdio")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected arguments %q\n", name, flags.Args())
+		return 2
+	}
+	logger := log.New(stderr, name+": ", 0)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	if *addr == "" {
+		err = newServer().Run(ctx, Stdio(limit))
+	} else {
+		logger.Printf("serving streamable HTTP on http://%s (request limit %d bytes)", *addr, limit)
+		err = ServeHTTP(ctx, *addr, newServer(), limit)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}
+
+// Stdio is the stdio transport for a server whose largest request is limit
+// bytes. The SDK reads one JSON-RPC message per line and ends the session on
+// a line longer than MaxLineLength (default 16 MiB, [mcp.DefaultMaxLineLength]),
+// so the line limit is raised to limit when that is larger.
+func Stdio(limit int64) *mcp.StdioTransport {
+	return &mcp.StdioTransport{MaxLineLength: int(max(limit, mcp.DefaultMaxLineLength))}
+}
+
+// Handler is the streamable HTTP handler for s with request bodies of up to
+// limit bytes; the SDK answers larger ones with 413 Request Entity Too Large.
+func Handler(s *mcp.Server, limit int64) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: limit,
+	})
+}
+
+// ServeHTTP serves s on addr until ctx is done.
+func ServeHTTP(ctx context.Context, addr string, s *mcp.Server, limit int64) error {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           Handler(s, limit),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdown)
+	}
+}

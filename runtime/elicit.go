@@ -1,0 +1,260 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Action is what the user did with an elicitation form.
+type Action string
+
+// The actions of an elicitation answer, as MCP names them.
+const (
+	Accept  Action = "accept"  // the user submitted the form; the value is valid
+	Decline Action = "decline" // the user explicitly declined
+	Cancel  Action = "cancel"  // the user dismissed the form without choosing
+)
+
+// An Answer is the user's answer to [Elicit]. Value is set only when Action
+// is [Accept], and then its files have passed every check of T's schema.
+type Answer[T any] struct {
+	Action Action
+	Value  T
+}
+
+// ElicitOptions tunes [Elicit] for the form T. The zero value (or nil) is
+// ready to use.
+type ElicitOptions[T any] struct {
+	// ID names the input request in the tool result's inputRequests
+	// (protocol 2026-07-28). Default: "file".
+	ID string
+	// MaxTries bounds how many times the user is asked: after that many
+	// answers that fail validation, Elicit returns an error, which the tool
+	// reports as an isError result. Default: [DefaultElicitTries].
+	MaxTries int
+	// Check, when set, is the server's own check of an accepted answer whose
+	// files passed the form's rules, such as a least image size. An error
+	// rejects the answer like a broken rule: the user is asked again with
+	// the error's text, which should say what to choose instead.
+	Check func(T) error
+}
+
+// DefaultElicitTries is how many times [Elicit] asks by default.
+const DefaultElicitTries = 3
+
+// ErrElicitationUnsupported is returned by [Elicit] when the client did not
+// declare form elicitation. A tool should then say how else the file can be
+// given, for example as an ordinary file argument.
+var ErrElicitationUnsupported = errors.New("the client cannot show the user a form to choose a file (it did not declare form elicitation)")
+
+// protocolMRTR is the first protocol version with multi round-trip requests
+// (SEP-2322): a server asks for input by returning input requests in the
+// result, and the client retries the call with the answers.
+const protocolMRTR = "2026-07-28"
+
+// Elicit asks the user of the calling client to fill in the form described by
+// T's generated schema, typically one file field, and returns the answer with
+// its files decoded and validated. It is called from a tool handler with the
+// handler's request:
+//
+//	ans, pending, err := runtime.Elicit[Photo](ctx, req, "Please select a profile photo.", nil)
+//	if pending != nil || err != nil {
+//		return pending, nil, err // ask the client, or fail the call
+//	}
+//	switch ans.Action {
+//	case runtime.Accept: // use ans.Value.Photo
+//	case runtime.Decline, runtime.Cancel: // the user said no
+//	}
+//
+// When pending is not nil the handler must return it as its result, as is.
+// On protocol 2026-07-28 (multi round-trip requests) it carries the form as
+// an input request; the client asks the user and calls the tool again with
+// the answer in inputResponses, and Elicit, called again by the handler on
+// that retry, reads it. An answer whose files fail validation (or that
+// [ElicitOptions.Check] rejects) is asked for again with a message that
+// explains what was wrong, up to [ElicitOptions.MaxTries] times; the try
+// count travels in requestState, which Elicit owns. With older clients,
+// Elicit sends elicitation/create requests itself, from inside the handler,
+// and re-asks in the same way; pending is then always nil. (The SDK's own
+// fallback, which turns returned input requests into elicitation/create for
+// older clients, re-invokes the handler only once, so it could not re-ask.)
+//
+// err is [ErrElicitationUnsupported] when the client has no form
+// elicitation, describes the failure after the last try, or reports that T
+// is not a flat form. Returned from a handler of [AddTool] or [mcp.AddTool],
+// it becomes an isError result with its text; never a JSON-RPC error.
+//
+// Each tool call may elicit one form: the retry of a 2026-07-28 client
+// carries only the latest answers.
+func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest, message string, opts *ElicitOptions[T]) (ans Answer[T], pending *mcp.CallToolResult, err error) {
+	id, maxTries := "file", DefaultElicitTries
+	var check func(T) error
+	if opts != nil {
+		check = opts.Check
+		if opts.ID != "" {
+			id = opts.ID
+		}
+		if opts.MaxTries > 0 {
+			maxTries = opts.MaxTries
+		}
+	}
+	schema := P(new(T)).MCPSchema()
+	if err := checkFlat(schema); err != nil {
+		return ans, nil, fmt.Errorf("runtime.Elicit: %T cannot be elicited: %v", *new(T), err)
+	}
+	form, err := newArgsChecker("content", schema)
+	if err != nil {
+		return ans, nil, fmt.Errorf("runtime.Elicit: %T: %v", *new(T), err)
+	}
+	params := func(msg string) *mcp.ElicitParams {
+		return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
+	}
+	e := elicitation[T, P]{form: form, check: check, message: message, maxTries: maxTries}
+
+	if req == nil || req.Session == nil {
+		return ans, nil, ErrElicitationUnsupported
+	}
+	ip := req.Session.InitializeParams()
+	if ip != nil && ip.ProtocolVersion >= protocolMRTR {
+		if resp, ok := req.Params.InputResponses[id]; ok {
+			try := parseElicitState(req.Params.RequestState, id, maxTries)
+			er, ok := resp.(*mcp.ElicitResult)
+			if !ok || er == nil {
+				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+			}
+			ans, again, err := e.answer(er, try)
+			if again == "" || err != nil {
+				return ans, nil, err
+			}
+			return ans, &mcp.CallToolResult{
+				InputRequests: mcp.InputRequestMap{id: params(again)},
+				RequestState:  elicitState(id, try+1),
+			}, nil
+		}
+		if !formElicitation(ip) {
+			return ans, nil, ErrElicitationUnsupported
+		}
+		return ans, &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{id: params(message)},
+			RequestState:  elicitState(id, 1),
+		}, nil
+	}
+
+	if !formElicitation(ip) {
+		return ans, nil, ErrElicitationUnsupported
+	}
+	msg := message
+	for try := 1; ; try++ {
+		er, err := req.Session.Elicit(ctx, params(msg))
+		if err == nil && er == nil {
+			err = errors.New("no answer")
+		}
+		if err != nil {
+			return ans, nil, fmt.Errorf("asking the user for %s: %w", describeForm(schema), err)
+		}
+		ans, again, err := e.answer(er, try)
+		if again == "" || err != nil {
+			return ans, nil, err
+		}
+		msg = again
+	}
+}
+
+// elicitation reads the answers to one form.
+type elicitation[T any, P Generated[T]] struct {
+	form     *argsChecker
+	check    func(T) error // nil: no check of the server's own
+	message  string
+	maxTries int
+}
+
+// answer reads the answer to try number try. When the answer is not valid
+// and tries are left, again is the message to ask with once more.
+func (e elicitation[T, P]) answer(er *mcp.ElicitResult, try int) (ans Answer[T], again string, err error) {
+	switch Action(er.Action) {
+	case Decline, Cancel:
+		ans.Action = Action(er.Action)
+		return ans, "", nil
+	case Accept:
+	default:
+		return ans, "", fmt.Errorf("the client answered the form with the unknown action %q", er.Action)
+	}
+	content, err := json.Marshal(er.Content)
+	if err != nil {
+		return ans, "", err
+	}
+	if er.Content == nil {
+		content = []byte("{}")
+	}
+	verr := e.form.decode(content, P(&ans.Value))
+	if verr == nil && e.check != nil {
+		verr = e.check(ans.Value)
+	}
+	if verr == nil {
+		ans.Action = Accept
+		return ans, "", nil
+	}
+	ans.Value = *new(T)
+	if try >= e.maxTries {
+		return ans, "", fmt.Errorf("the user's answer was not accepted after %d tries: %v", try, verr)
+	}
+	return ans, fmt.Sprintf("%s\n\nThat was not accepted: %v\nPlease try again (try %d of %d).", e.message, verr, try+1, e.maxTries), nil
+}
+
+// formElicitation reports whether the client declared form elicitation.
+// A client that declared elicitation without modes supports forms.
+func formElicitation(ip *mcp.InitializeParams) bool {
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+		return false
+	}
+	c := ip.Capabilities.Elicitation
+	return c.Form != nil || c.URL == nil
+}
+
+// elicitState is the requestState for try number try of the form id.
+func elicitState(id string, try int) string {
+	return "mcpfile.elicit/" + strconv.Itoa(try) + "/" + id
+}
+
+// parseElicitState returns the try number that state (as made by
+// elicitState) records for the form id: 1 when there is none, and never
+// more than max. The client echoes the state and could change it, but it
+// could as well start the call anew: the count bounds an honest client's loop.
+func parseElicitState(state, id string, max int) int {
+	rest, ok := strings.CutPrefix(state, "mcpfile.elicit/")
+	if !ok {
+		return 1
+	}
+	n, name, ok := strings.Cut(rest, "/")
+	if !ok || name != id {
+		return 1
+	}
+	try, err := strconv.Atoi(n)
+	if err != nil || try < 1 {
+		return 1
+	}
+	return min(try, max)
+}
+
+// describeForm names the form's properties for error messages.
+func describeForm(schema json.RawMessage) string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return "a form"
+	}
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, strconv.Quote(k))
+	}
+	slices.Sort(names)
+	return "form " + strings.Join(names, ", ")
+}

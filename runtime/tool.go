@@ -1,0 +1,239 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Generated is the constraint on the pointer to a type that mcpfilegen
+// generated code for: *T decodes itself, file arguments included, and T
+// describes itself with the object schema that carries the x-mcp-file entries.
+//
+// The generated UnmarshalJSON decodes every member like encoding/json and
+// decodes and validates the file members through this package; its errors are
+// meant to be read by the model that sent the arguments.
+type Generated[T any] interface {
+	*T
+	json.Unmarshaler
+	MCPSchema() json.RawMessage
+}
+
+// AddTool adds a tool whose arguments In carry files to the server, or
+// replaces the tool of the same name. It is [mcp.AddTool] for a type that
+// mcpfilegen generated code for, and a call site reads the same:
+//
+//	runtime.AddTool(server, &mcp.Tool{Name: "describe_image"}, describeImage)
+//
+// The tool's input schema is In's generated MCPSchema, with its x-mcp-file
+// entries as the client sees them in tools/list; t.InputSchema must be nil.
+// (The SDK's own inference would describe a [File] as an object and reject
+// every call.)
+//
+// A call's arguments are checked against that schema the way [mcp.AddTool]
+// checks them, with the same texts for wrong types, missing required
+// members and unknown members, but without decoding the file payloads into
+// maps: the schema sees each file member's string as a short placeholder.
+// Then In's generated UnmarshalJSON decodes the arguments once, straight from
+// the request, and validates the files (scheme, URI form, size, media type,
+// content). Every violation reaches the client as a tool result with isError
+// set and a text naming the argument and the rule, never as a JSON-RPC error
+// and never with file bytes in it.
+//
+// Outputs behave as with [mcp.AddTool]: unless Out is any, the output schema
+// is inferred from Out when t.OutputSchema is nil, the output becomes
+// structuredContent and, when the handler left Content unset, a JSON text
+// content block; an error returned by the handler becomes an isError result
+// (a *jsonrpc.Error stays a protocol error). A result carrying InputRequests
+// (see [Elicit]) is passed through.
+//
+// AddTool panics, like [mcp.AddTool], if the schemas cannot be used.
+func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	tt, th, err := toolFor[In, Out, P](t, h)
+	if err != nil {
+		panic(fmt.Sprintf("runtime.AddTool: tool %q: %v", t.Name, err))
+	}
+	s.AddTool(tt, th)
+}
+
+// toolFor returns the tool to register and its low-level handler.
+func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
+	if t.InputSchema != nil {
+		return nil, nil, fmt.Errorf("InputSchema must be nil: it is %T's generated MCPSchema", *new(In))
+	}
+	schema := P(new(In)).MCPSchema()
+	in, err := newArgsChecker("arguments", schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	tt := *t
+	tt.InputSchema = schema
+
+	out, err := newOutputter[Out](&tt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("output schema: %w", err)
+	}
+
+	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var v In
+		if err := in.decode(req.Params.Arguments, P(&v)); err != nil {
+			return errorResult(err), nil
+		}
+		res, o, err := h(ctx, req, v)
+		if err != nil {
+			if werr, ok := err.(*jsonrpc.Error); ok {
+				return nil, werr
+			}
+			return errorResult(err), nil
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if res.InputRequests != nil {
+			// Content and inputRequests are mutually exclusive on the wire.
+			return res, nil
+		}
+		if err := out.fill(res, o); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	return &tt, th, nil
+}
+
+// errorResult is the isError result for err, as [mcp.CallToolResult.SetError] makes it.
+func errorResult(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
+}
+
+// An outputter turns a handler's Out value into structured content, as
+// mcp.AddTool does.
+type outputter[Out any] struct {
+	resolved *jsonschema.Resolved // nil when there is no output schema
+	elemZero any                  // non-nil when Out is a pointer: used for a nil Out
+	enabled  bool                 // false when Out is any and there is no output schema
+}
+
+// newOutputter sets t.OutputSchema as mcp.AddTool does and returns what
+// fills results with Out values.
+func newOutputter[Out any](t *mcp.Tool) (*outputter[Out], error) {
+	o := new(outputter[Out])
+	rt := reflect.TypeFor[Out]()
+	if t.OutputSchema == nil && rt == reflect.TypeFor[any]() {
+		return o, nil
+	}
+	o.enabled = true
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+		o.elemZero = reflect.Zero(rt).Interface()
+	}
+	var s *jsonschema.Schema
+	switch v := t.OutputSchema.(type) {
+	case nil:
+		var err error
+		s, err = jsonschema.ForType(rt, &jsonschema.ForOptions{})
+		if err != nil {
+			return nil, err
+		}
+		t.OutputSchema = s
+	case *jsonschema.Schema:
+		s = v
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, err
+		}
+	}
+	if s == nil {
+		return nil, fmt.Errorf("schema is nil for type %v", rt)
+	}
+	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return nil, err
+	}
+	o.resolved = r
+	return o, nil
+}
+
+// fill puts out into res as structuredContent and, when res has no content,
+// as a JSON text block.
+func (o *outputter[Out]) fill(res *mcp.CallToolResult, out Out) error {
+	if !o.enabled {
+		return nil
+	}
+	var v any = out
+	if o.elemZero != nil {
+		var z Out
+		if any(out) == any(z) {
+			v = o.elemZero
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("marshaling output: %w", err)
+	}
+	b, err = validateOutput(b, o.resolved)
+	if err != nil {
+		return fmt.Errorf("validating tool output: %w", err)
+	}
+	res.StructuredContent = json.RawMessage(b)
+	if res.Content == nil {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+	} else if !isObject(b) {
+		res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	}
+	return nil
+}
+
+// validateOutput validates the output JSON b against r after applying its
+// defaults, as the SDK does for tool outputs.
+func validateOutput(b []byte, r *jsonschema.Resolved) ([]byte, error) {
+	if r == nil {
+		return b, nil
+	}
+	var v any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling output: %w", err)
+		}
+	}
+	applied := false
+	if _, ok := v.(map[string]any); ok {
+		if err := r.ApplyDefaults(&v); err != nil {
+			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+		}
+		applied = true
+	} else if v == nil && r.Schema().Type == "object" {
+		v = make(map[string]any)
+		if err := r.ApplyDefaults(&v); err != nil {
+			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+		}
+		applied = true
+	}
+	if err := r.Validate(&v); err != nil {
+		return nil, err
+	}
+	if !applied {
+		return b, nil
+	}
+	return json.Marshal(v)
+}
+
+// isObject reports whether b is a JSON object.
+func isObject(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '{'
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+var skelChecker = &argsChecker{files: map[string]fileKind{"image": fileScalar, "docs": fileArray}}
+
+func TestSkeleton(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"image":"data:image/png;base64,AAAA","detail":2}`, `{"image":"data:,","detail":2}`},
+		{` { "image" : "x\"y" , "detail" : [1, {"a":"}\""}] } `, `{"image":"data:,","detail":[1, {"a":"}\""}]}`},
+		{`{"image":5}`, `{"image":5}`},
+		{`{"image":null}`, `{"image":null}`},
+		{`{"image":{"uri":"data:,x"}}`, `{"image":{"uri":"data:,x"}}`},
+		{`{"docs":["a", "b",3,null,["c"]]}`, `{"docs":["data:,","data:,",3,null,["c"]]}`},
+		{`{"docs":[]}`, `{"docs":[]}`},
+		{`{"docs":"x"}`, `{"docs":"x"}`},
+		{`{"im\u0061ge":"zzz"}`, `{"im\u0061ge":"data:,"}`},
+		{`{"Image":"zzz"}`, `{"Image":"zzz"}`},
+		{`{"image":"a\\\\","x":"\\"}`, `{"image":"data:,","x":"\\"}`},
+		{`{"image":"a","image":"b"}`, `{"image":"data:,","image":"data:,"}`},
+		{`{}`, `{}`},
+		{`[1]`, `[1]`},
+		{`null`, `null`},
+		{`"s"`, `"s"`},
+		{``, ``},
+	}
+	for _, tt := range tests {
+		got, _, err := skelChecker.skeleton([]byte(tt.in))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("skeleton(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestSkeletonErrors(t *testing.T) {
+	for _, in := range []string{
+		`{"a":}`, `{"a":"x`, `{"a" 1}`, `{"a":1,}`, `{"a":1`, `{"a":1}x`, `{a:1}`, `{"docs":["x",]}`, `{"docs":["x"`, `{"a":[1,2}`,
+	} {
+		if got, _, err := skelChecker.skeleton([]byte(in)); err == nil {
+			t.Errorf("skeleton(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+// FuzzSkeleton checks that the skeleton of a JSON object is a JSON object
+// with the same members, file strings replaced, everything else equal.
+func FuzzSkeleton(f *testing.F) {
+	for _, s := range []string{
+		`{"image":"data:image/png;base64,AAAA","detail":2}`,
+		`{"docs":["a","b",3],"names":["x"]}`,
+		`{"a":{"b":[{"c":"\"]}"}]},"image":"\\"}`,
+		`{"im\u0061ge":"x","docs":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want map[string]any
+		if json.Unmarshal(in, &want) != nil || want == nil {
+			return
+		}
+		skel, present, err := skelChecker.skeleton(in)
+		if err != nil {
+			t.Fatalf("skeleton(%q): %v", in, err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(skel, &got); err != nil {
+			t.Fatalf("skeleton(%q) = %q: %v", in, skel, err)
+		}
+		if !slices.Equal(keys(got), keys(want)) {
+			t.Fatalf("skeleton(%q) = %q: members differ", in, skel)
+		}
+		for k, w := range want {
+			g := got[k]
+			switch kind := skelChecker.files[k]; {
+			case kind == fileScalar && isString(w):
+				if g != "data:," || !present[k] {
+					t.Fatalf("skeleton(%q): %q = %v, want the placeholder", in, k, g)
+				}
+			case kind == fileArray && isArray(w):
+				ws, gs := w.([]any), g.([]any)
+				if len(ws) != len(gs) {
+					t.Fatalf("skeleton(%q): %q has %d items, want %d", in, k, len(gs), len(ws))
+				}
+				for i := range ws {
+					if isString(ws[i]) && gs[i] != "data:," || !isString(ws[i]) && !reflect.DeepEqual(gs[i], ws[i]) {
+						t.Fatalf("skeleton(%q): %q[%d] = %v", in, k, i, gs[i])
+					}
+				}
+			default:
+				if !reflect.DeepEqual(g, w) {
+					t.Fatalf("skeleton(%q): %q = %v, want %v", in, k, g, w)
+				}
+			}
+		}
+	})
+}
+
+func keys(m map[string]any) []string {
+	ks := slices.Sorted(maps.Keys(m))
+	return ks
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
+func isArray(v any) bool  { _, ok := v.([]any); return ok }
+
+func TestHasDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{"type":"object","properties":{"a":{"type":"integer"}}}`, false},
+		{`{"type":"object","properties":{"a":{"type":"integer","default":3}}}`, true},
+		{`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string","default":"x"}}}}}`, true},
+	} {
+		c, err := newArgsChecker("arguments", json.RawMessage(tt.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.hasDefaults != tt.want {
+			t.Errorf("newArgsChecker(%s).hasDefaults = %v, want %v", tt.schema, c.hasDefaults, tt.want)
+		}
+	}
+}
+
+func TestFileProperties(t *testing.T) {
+	got, err := fileProperties([]byte(`{"type":"object","properties":{` +
+		`"a":{"type":"string","format":"uri","x-mcp-file":{}},` +
+		`"b":{"type":["null","array"],"items":{"type":"string","format":"uri","x-mcp-file":{"maxSize":3}}},` +
+		`"c":{"type":"array","items":{"type":"string"}},"d":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]fileKind{"a": fileScalar, "b": fileArray}
+	if !maps.Equal(got, want) {
+		t.Errorf("fileProperties = %v, want %v", got, want)
+	}
+}
+
+func TestWithDefaults(t *testing.T) {
+	c := &argsChecker{}
+	for _, tt := range []struct {
+		args    string
+		inst    map[string]any
+		present map[string]bool
+		want    string
+	}{
+		{`{"note":"data:,x"}`, map[string]any{"note": "data:,", "level": 3.0}, map[string]bool{"note": true}, `{"note":"data:,x","level":3}`},
+		{`{ }`, map[string]any{"level": 3.0}, nil, `{ "level":3}`},
+		{``, map[string]any{"level": 3.0}, nil, `{"level":3}`},
+		{`{"level":1}`, map[string]any{"level": 1.0}, nil, `{"level":1,"level":1}`},
+	} {
+		got, err := c.withDefaults(json.RawMessage(tt.args), tt.inst, tt.present)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("withDefaults(%q, %v) = %q, %v, want %q", tt.args, tt.inst, got, err, tt.want)
+		}
+	}
+}

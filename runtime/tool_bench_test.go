@@ -1,0 +1,91 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime"
+)
+
+// sdkBigArgs is bigArgs as a server without this package declares it: the
+// data: URI as a plain string, decoded by the handler.
+type sdkBigArgs struct {
+	Blob string `json:"blob"`
+}
+
+// decodeByHand is what an mcp.AddTool handler does without this package:
+// split the data: URI and decode its base64 payload with the standard
+// library.
+func decodeByHand(uri string) ([]byte, error) {
+	head, payload, ok := strings.Cut(uri, ",")
+	if !ok || !strings.HasPrefix(head, "data:") || !strings.HasSuffix(head, ";base64") {
+		return nil, errors.New("not a base64 data: URI")
+	}
+	return base64.StdEncoding.DecodeString(payload)
+}
+
+// BenchmarkToolCall5MiB measures a whole tools/call carrying a 5 MiB file
+// over in-memory transports, client and server in one process:
+//
+//   - floor: a low-level Server.AddTool handler that does nothing, what
+//     the SDK costs to move the request;
+//   - mcpfile: runtime.AddTool with the generated decoder (bigArgs);
+//   - sdk: mcp.AddTool with the URI as a string, decoded by the handler.
+//
+// Compare with
+//
+//	benchstat -col .name bench.txt
+func BenchmarkToolCall5MiB(b *testing.B) {
+	data := make([]byte, 5<<20)
+	_, _ = rand.NewChaCha8([32]byte{2}).Read(data)
+	args, _ := json.Marshal(map[string]string{"blob": dataURI("application/octet-stream", data)})
+
+	s := newServer()
+	runtime.AddTool(s, &mcp.Tool{Name: "mcpfile"}, func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
+		if len(in.Blob.Data) != len(data) {
+			b.Fatalf("got %d bytes", len(in.Blob.Data))
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "sdk"}, func(_ context.Context, _ *mcp.CallToolRequest, in sdkBigArgs) (*mcp.CallToolResult, any, error) {
+		d, err := decodeByHand(in.Blob)
+		if err != nil || len(d) != len(data) {
+			b.Fatalf("got %d bytes: %v", len(d), err)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "floor", InputSchema: bigSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(b.Context(), st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(b.Context(), ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+
+	for _, name := range []string{"floor", "mcpfile", "sdk"} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+				if err != nil || res.IsError {
+					b.Fatalf("CallTool: %v %+v", err, res)
+				}
+			}
+		})
+	}
+}

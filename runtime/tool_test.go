@@ -1,0 +1,357 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime"
+)
+
+// connect connects a client with opts to s over in-memory transports, on
+// protocol version (empty: the SDK's latest).
+func connect(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatalf("server Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
+	cs, err := c.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("client Connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func newServer() *mcp.Server {
+	return mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v1"}, nil)
+}
+
+// pngBytes returns a real, decodable w×h PNG.
+func pngBytes(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for x := range w {
+		img.Set(x, x%h, color.NRGBA{R: 200, A: 255})
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func dataURI(mediaType string, b []byte) string {
+	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+// textOf returns the text of a result's single text content.
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("result has %d content blocks, want 1: %+v", len(res.Content), res.Content)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want *mcp.TextContent", res.Content[0])
+	}
+	return tc.Text
+}
+
+type imageOut struct {
+	MediaType string `json:"mediaType"`
+	Size      int    `json:"size"`
+	Detail    int    `json:"detail"`
+}
+
+func describe(_ context.Context, _ *mcp.CallToolRequest, in imageArgs) (*mcp.CallToolResult, imageOut, error) {
+	return nil, imageOut{MediaType: in.Image.MediaType, Size: len(in.Image.Data), Detail: in.Detail}, nil
+}
+
+type docsOut struct {
+	Names []string `json:"names"`
+	Sizes []int    `json:"sizes"`
+}
+
+func compare(_ context.Context, _ *mcp.CallToolRequest, in docsArgs) (*mcp.CallToolResult, docsOut, error) {
+	var out docsOut
+	for _, d := range in.Docs {
+		out.Names = append(out.Names, d.Name)
+		out.Sizes = append(out.Sizes, len(d.Data))
+	}
+	return nil, out, nil
+}
+
+// fileServer has the test tools registered with runtime.AddTool and, under
+// "sdk_" names, the same tools registered with mcp.AddTool, the SDK's own
+// path with the generated schema given as InputSchema.
+func fileServer() *mcp.Server {
+	s := newServer()
+	runtime.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe an image."}, describe)
+	runtime.AddTool(s, &mcp.Tool{Name: "compare"}, compare)
+	mcp.AddTool(s, &mcp.Tool{Name: "sdk_describe", Description: "Describe an image.", InputSchema: imageSchema}, describe)
+	mcp.AddTool(s, &mcp.Tool{Name: "sdk_compare", InputSchema: docsSchema}, compare)
+	return s
+}
+
+func TestToolsListCarriesSchema(t *testing.T) {
+	cs := connect(t, fileServer(), nil, "")
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		tools[tool.Name] = tool
+	}
+	for name, want := range map[string]json.RawMessage{"describe": imageSchema, "compare": docsSchema} {
+		tool := tools[name]
+		if tool == nil {
+			t.Fatalf("tools/list has no %q", name)
+		}
+		var got, w any
+		b, _ := json.Marshal(tool.InputSchema)
+		_ = json.Unmarshal(b, &got)
+		_ = json.Unmarshal(want, &w)
+		if d := diff(w, got); d != "" {
+			t.Errorf("%s inputSchema differs from MCPSchema (-want +got):\n%s", name, d)
+		}
+		// The output schema is inferred as mcp.AddTool infers it.
+		sdk := tools["sdk_"+name]
+		if d := diff(jsonValue(t, sdk.OutputSchema), jsonValue(t, tool.OutputSchema)); d != "" {
+			t.Errorf("%s outputSchema differs from mcp.AddTool's (-sdk +runtime):\n%s", name, d)
+		}
+	}
+	file := jsonValue(t, tools["describe"].InputSchema).(map[string]any)["properties"].(map[string]any)["image"].(map[string]any)["x-mcp-file"]
+	if d := diff(map[string]any{"accept": []any{"image/png", "image/jpeg"}, "maxSize": 1024.0}, file); d != "" {
+		t.Errorf("x-mcp-file in tools/list (-want +got):\n%s", d)
+	}
+}
+
+// diff returns "" when want and got are deeply equal, else both.
+func diff(want, got any) string {
+	if reflect.DeepEqual(want, got) {
+		return ""
+	}
+	return fmt.Sprintf("-%#v\n+%#v", want, got)
+}
+
+func jsonValue(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func TestCallValid(t *testing.T) {
+	cs := connect(t, fileServer(), nil, "")
+	img := pngBytes(t, 4, 3)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "describe", Arguments: map[string]any{
+		"image": dataURI("image/png", img), "detail": 2,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("isError result: %s", textOf(t, res))
+	}
+	want := map[string]any{"mediaType": "image/png", "size": float64(len(img)), "detail": 2.0}
+	if d := diff(want, res.StructuredContent); d != "" {
+		t.Errorf("structuredContent (-want +got):\n%s", d)
+	}
+	var text map[string]any
+	if err := json.Unmarshal([]byte(textOf(t, res)), &text); err != nil || diff(want, text) != "" {
+		t.Errorf("text content = %q, want the structured content as JSON", textOf(t, res))
+	}
+
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compare", Arguments: map[string]any{
+		"docs":  []string{"data:text/plain,hello%20world", dataURI("application/pdf", []byte("%PDF-1.4\n%%EOF\n"))},
+		"names": []string{"a.txt", "b.pdf"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("isError result: %s", textOf(t, res))
+	}
+	want = map[string]any{"names": []any{"a.txt", "b.pdf"}, "sizes": []any{11.0, 15.0}}
+	if d := diff(want, res.StructuredContent); d != "" {
+		t.Errorf("structuredContent (-want +got):\n%s", d)
+	}
+}
+
+// TestViolations calls each tool with bad arguments through runtime.AddTool
+// and through mcp.AddTool: both must answer with the same isError result.
+func TestViolations(t *testing.T) {
+	big := bytes.Repeat([]byte{0}, 1025)
+	copy(big, pngBytes(t, 1, 1))
+	tests := []struct {
+		name string
+		tool string
+		args any
+		want string // a substring of the text
+		// sdkDiffers is set where mcp.AddTool's text differs on purpose:
+		// for arguments that are not an object, the SDK's decoder quotes the
+		// whole value, file bytes included; runtime.AddTool does not.
+		sdkDiffers bool
+	}{
+		{"too big", "describe", map[string]any{"image": dataURI("image/png", big)}, "exceeds maxSize", false},
+		{"wrong media type", "describe", map[string]any{"image": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "image/gif", false},
+		{"content not matching its type", "describe", map[string]any{"image": "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("not a png at all"))}, "'image'", false},
+		{"https URL", "describe", map[string]any{"image": "https://example.com/cat.png"}, "'image'", false},
+		{"file path", "describe", map[string]any{"image": "/etc/passwd"}, "'image'", false},
+		{"broken URI", "describe", map[string]any{"image": "data:image/png;base64,%%%"}, "'image'", false},
+		{"no comma", "describe", map[string]any{"image": "data:image/png;base64"}, "'image'", false},
+		{"file not a string", "describe", map[string]any{"image": 5}, `validating "arguments": validating root: validating /properties/image: type: 5 has type "integer", want "string"`, false},
+		{"wrong type", "describe", map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1)), "detail": "high"}, `validating /properties/detail: type: high has type "string", want "integer"`, false},
+		{"missing required", "describe", map[string]any{"detail": 1}, `required: missing properties: ["image"]`, false},
+		{"unknown property", "describe", map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1)), "colour": "red"}, "colour", false},
+		{"case variant", "describe", map[string]any{"Image": dataURI("image/png", pngBytes(t, 1, 1))}, "Image", false},
+		{"too many files", "compare", map[string]any{"docs": []string{"data:,a", "data:,b", "data:,c", "data:,d"}}, "maxItems", false},
+		{"file item not a string", "compare", map[string]any{"docs": []any{"data:,a", 7}}, `want "string"`, false},
+		{"bad item", "compare", map[string]any{"docs": []string{"data:text/plain,ok", "https://x/y.pdf"}}, "docs[1]", false},
+		{"item too big", "compare", map[string]any{"docs": []string{"data:text/plain;base64," + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("a"), 2049))}}, "exceeds maxSize", false},
+		{"no arguments", "describe", nil, `required: missing properties: ["image"]`, false},
+		{"file null", "describe", map[string]any{"image": nil}, `validating /properties/image: type: <invalid reflect.Value> has type "null", want "string"`, false},
+		{"arguments not an object", "describe", []int{1}, `validating "arguments": unmarshaling arguments: json: cannot unmarshal array into Go value of type map[string]interface {}`, true},
+	}
+	cs := connect(t, fileServer(), nil, "")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			if err != nil {
+				t.Fatalf("CallTool: %v (a violation must not be a JSON-RPC error)", err)
+			}
+			got := textOf(t, res)
+			if !res.IsError {
+				t.Fatalf("result is not an error: %s", got)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("text = %q, want it to contain %q", got, tt.want)
+			}
+			if strings.Contains(got, "base64,") {
+				t.Errorf("text %q echoes the file", got)
+			}
+			sdk, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "sdk_" + tt.tool, Arguments: tt.args})
+			if err != nil {
+				t.Fatalf("CallTool sdk_%s: %v", tt.tool, err)
+			}
+			t.Logf("%s", got)
+			if want := textOf(t, sdk); (got != want) != tt.sdkDiffers || !sdk.IsError {
+				t.Errorf("runtime.AddTool answered\n\t%q\nmcp.AddTool answered\n\t%q", got, want)
+			}
+		})
+	}
+}
+
+func TestDefaultsReachDecoder(t *testing.T) {
+	s := newServer()
+	runtime.AddTool(s, &mcp.Tool{Name: "d"}, func(_ context.Context, _ *mcp.CallToolRequest, in defaultsArgs) (*mcp.CallToolResult, defaultsArgs, error) {
+		return nil, in, nil
+	})
+	cs := connect(t, s, nil, "")
+	for _, tt := range []struct {
+		args any
+		want map[string]any
+	}{
+		{nil, map[string]any{"level": 3.0}},
+		{map[string]any{}, map[string]any{"level": 3.0}},
+		{map[string]any{"note": "data:text/plain,hi", "level": 5}, map[string]any{"note": "data:text/plain,hi", "level": 5.0}},
+		{map[string]any{"note": "data:text/plain,hi"}, map[string]any{"note": "data:text/plain,hi", "level": 3.0}},
+	} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "d", Arguments: tt.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("args %v: %s", tt.args, textOf(t, res))
+		}
+		if d := diff(tt.want, res.StructuredContent); d != "" {
+			t.Errorf("args %v (-want +got):\n%s", tt.args, d)
+		}
+	}
+}
+
+func TestHandlerErrors(t *testing.T) {
+	s := newServer()
+	runtime.AddTool(s, &mcp.Tool{Name: "fails"}, func(context.Context, *mcp.CallToolRequest, imageArgs) (*mcp.CallToolResult, any, error) {
+		return nil, nil, errors.New("the image is too dark")
+	})
+	runtime.AddTool(s, &mcp.Tool{Name: "protocol"}, func(context.Context, *mcp.CallToolRequest, imageArgs) (*mcp.CallToolResult, any, error) {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "nope"}
+	})
+	runtime.AddTool(s, &mcp.Tool{Name: "content"}, func(context.Context, *mcp.CallToolRequest, imageArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hand-made"}}}, nil, nil
+	})
+	cs := connect(t, s, nil, "")
+	args := map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1))}
+
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "fails", Arguments: args})
+	if err != nil || !res.IsError || textOf(t, res) != "the image is too dark" {
+		t.Errorf("fails: %+v, %v; want isError with the handler's text", res, err)
+	}
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "protocol", Arguments: args}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("protocol: err = %v, want the handler's JSON-RPC error", err)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "content", Arguments: args})
+	if err != nil || res.IsError || textOf(t, res) != "hand-made" || res.StructuredContent != nil {
+		t.Errorf("content: %+v, %v; want the handler's content and no structured content (Out is any)", res, err)
+	}
+}
+
+func TestAddToolPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("AddTool with an InputSchema did not panic")
+		}
+	}()
+	runtime.AddTool(newServer(), &mcp.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`)}, describe)
+}
+
+// TestConcurrentCalls checks that one registered tool serves calls in
+// parallel (run with -race).
+func TestConcurrentCalls(t *testing.T) {
+	cs := connect(t, fileServer(), nil, "")
+	img := dataURI("image/png", pngBytes(t, 3, 3))
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			args := map[string]any{"image": img, "detail": i}
+			if i%2 == 1 {
+				args["image"] = "https://example.com/x.png"
+			}
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "describe", Arguments: args})
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+				return
+			}
+			if res.IsError != (i%2 == 1) {
+				t.Errorf("call %d: isError=%v", i, res.IsError)
+			}
+		})
+	}
+	wg.Wait()
+}
