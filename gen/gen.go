@@ -61,12 +61,8 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		p, err := model.Build(pkg, cfg.Types)
 		if err != nil {
 			if l, ok := err.(model.ErrorList); ok {
-				// Type errors are ignored while the types can be described
-				// (code calling the generated methods cannot type-check
-				// before the first run); when they cannot, they are the
-				// likely cause, so they are reported too.
-				errs = append(errs, load.TypeErrors(cmp.Or(cfg.Dir, "."), pkg)...)
 				errs = append(errs, l...)
+				errs = append(errs, typeErrorsBeside(l, load.TypeErrors(cmp.Or(cfg.Dir, "."), pkg))...)
 				continue
 			}
 			return nil, err
@@ -103,4 +99,27 @@ func OutputName(name string) (string, error) {
 		return "", fmt.Errorf("output %q is not a Go file name: want a name ending in .go, not _test.go", name)
 	}
 	return name, nil
+}
+
+// typeErrorsBeside returns the type errors on the lines of the generator's
+// errors. Type errors are otherwise ignored: code calling the generated
+// methods cannot type-check before the first run. But a field whose type
+// does not resolve cannot be described, and the type error on its line says
+// why.
+func typeErrorsBeside(errs, typeErrs model.ErrorList) model.ErrorList {
+	type line struct {
+		file string
+		n    int
+	}
+	lines := map[line]bool{}
+	for _, e := range errs {
+		lines[line{e.Pos.Filename, e.Pos.Line}] = true
+	}
+	var beside model.ErrorList
+	for _, e := range typeErrs {
+		if lines[line{e.Pos.Filename, e.Pos.Line}] {
+			beside = append(beside, e)
+		}
+	}
+	return beside
 }

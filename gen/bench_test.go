@@ -1,0 +1,111 @@
+package gen_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/mcpfile/mcpfile/gen"
+	"github.com/mcpfile/mcpfile/gen/load"
+)
+
+// benchTypes is the number of annotated struct types in the synthetic
+// package BenchmarkGenerate200 generates code for.
+const benchTypes = 200
+
+// benchPackage writes a module with one package of benchTypes annotated
+// struct types into a temporary directory, with this checkout of mcpfile
+// replacing the module, and returns the package's directory and source.
+func benchPackage(b *testing.B) (dir string, src []byte) {
+	b.Helper()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	gomod := "module bench.test\n\ngo 1.26.0\n\nrequire github.com/mcpfile/mcpfile v0.0.0\n\nreplace github.com/mcpfile/mcpfile => " + repo + "\n"
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s strings.Builder
+	s.WriteString("// Package tools has many tools whose inputs carry files.\npackage tools\n\n")
+	s.WriteString("import \"github.com/mcpfile/mcpfile/runtime\"\n")
+	for i := range benchTypes {
+		fmt.Fprintf(&s, `
+// Tool%[1]dInput is the input of tool %[1]d.
+type Tool%[1]dInput struct {
+	// Image is the picture to look at.
+	Image runtime.File `+"`"+`json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB"`+"`"+`
+	// Docs are the documents to read.
+	Docs []runtime.File `+"`"+`json:"docs,omitempty" mcpfile:"accept=application/pdf|text/plain,maxSize=1MiB,maxFiles=4,filename=doc_names"`+"`"+`
+	// DocNames are the documents' file names.
+	DocNames []string `+"`"+`json:"doc_names,omitempty"`+"`"+`
+	Scan *string `+"`"+`json:"scan,omitempty" mcpfile:"accept=image/tiff,maxSize=20MiB"`+"`"+`
+	Prompt string `+"`"+`json:"prompt" jsonschema:"what to look for"`+"`"+`
+	// Detail is how much detail to give.
+	Detail int `+"`"+`json:"detail,omitempty"`+"`"+`
+	Tags []string `+"`"+`json:"tags,omitempty"`+"`"+`
+	Strict *bool `+"`"+`json:"strict,omitempty"`+"`"+`
+}
+`, i)
+	}
+	dir = filepath.Join(root, "tools")
+	for name, data := range map[string][]byte{
+		filepath.Join(root, "go.mod"): []byte(gomod),
+		filepath.Join(root, "go.sum"): sum,
+		filepath.Join(dir, "tools.go"): []byte(s.String()),
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Setenv("GOFLAGS", "-mod=mod")
+	return dir, []byte(s.String())
+}
+
+// BenchmarkGenerate200 generates code for a package of 200 annotated
+// struct types (impl=generate), next to loading the same package with
+// go/packages alone in the generator's mode (impl=load), the floor. The
+// generated file is in place, as when go generate runs again. Compare with
+//
+//	benchstat -col /impl bench.txt
+func BenchmarkGenerate200(b *testing.B) {
+	dir, src := benchPackage(b)
+	ctx := context.Background()
+	files, err := gen.Generate(ctx, gen.Config{Dir: dir})
+	if err != nil || len(files) != 1 {
+		b.Fatalf("Generate: %d files, %v", len(files), err)
+	}
+	if err := os.WriteFile(files[0].Path, files[0].Content, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("impl=load", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		b.ReportAllocs()
+		for b.Loop() {
+			pkgs, err := packages.Load(&packages.Config{Context: ctx, Mode: load.Mode, Dir: dir}, ".")
+			if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+				b.Fatalf("Load: %v", err)
+			}
+		}
+	})
+	b.Run("impl=generate", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		b.ReportAllocs()
+		for b.Loop() {
+			files, err := gen.Generate(ctx, gen.Config{Dir: dir})
+			if err != nil || len(files) != 1 {
+				b.Fatalf("Generate: %d files, %v", len(files), err)
+			}
+		}
+	})
+}

@@ -1,0 +1,87 @@
+package benchfixture
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// plainDescribe is Describe as a server without mcpfile declares it: the
+// image as its data: URI string.
+type plainDescribe struct {
+	Image  string   `json:"image"`
+	Prompt string   `json:"prompt"`
+	Detail int      `json:"detail,omitempty"`
+	Tags   []string `json:"tags,omitempty"`
+	Strict bool     `json:"strict,omitempty"`
+}
+
+// decodeByHand splits a base64 data: URI and decodes its payload with the
+// standard library, as such a server would.
+func decodeByHand(uri string) ([]byte, error) {
+	head, payload, ok := strings.Cut(uri, ",")
+	if !ok || !strings.HasPrefix(head, "data:") || !strings.HasSuffix(head, ";base64") {
+		return nil, errors.New("not a base64 data: URI")
+	}
+	return base64.StdEncoding.DecodeString(payload)
+}
+
+// benchArgs returns the arguments of a describe_image call whose image is
+// n bytes: a PNG signature, then noise.
+func benchArgs(n int) []byte {
+	img := make([]byte, n)
+	_, _ = rand.NewChaCha8([32]byte{6}).Read(img)
+	copy(img, "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	args, err := json.Marshal(plainDescribe{
+		Image:  "data:image/png;base64," + base64.StdEncoding.EncodeToString(img),
+		Prompt: "What is in this picture? Answer in one sentence.",
+		Detail: 3,
+		Tags:   []string{"photo", "benchmark"},
+		Strict: true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return args
+}
+
+// BenchmarkUnmarshal5MiB decodes the arguments of a call carrying a 5 MiB
+// image: with the generated UnmarshalJSON (impl=generated), and with
+// encoding/json into a string field followed by a base64 decode
+// (impl=baseline). Compare with
+//
+//	benchstat -col /impl bench.txt
+func BenchmarkUnmarshal5MiB(b *testing.B) {
+	const n = 5 << 20
+	args := benchArgs(n)
+	b.Run("impl=baseline", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			var v plainDescribe
+			if err := json.Unmarshal(args, &v); err != nil {
+				b.Fatal(err)
+			}
+			data, err := decodeByHand(v.Image)
+			if err != nil || len(data) != n || v.Detail != 3 {
+				b.Fatal(err, len(data))
+			}
+		}
+	})
+	b.Run("impl=generated", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			var v Describe
+			if err := v.UnmarshalJSON(args); err != nil {
+				b.Fatal(err)
+			}
+			if len(v.Image.Data) != n || v.Detail != 3 {
+				b.Fatal(len(v.Image.Data))
+			}
+		}
+	})
+}
