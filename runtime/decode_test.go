@@ -6,10 +6,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"math/rand"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -813,6 +815,116 @@ func TestValidateChunks(t *testing.T) {
 			if (derr == nil) != (verr == nil) || (derr != nil && derr.Error() != verr.Error()) {
 				t.Errorf("len %d: Decode = %v, Validate = %v", len(p), derr, verr)
 			}
+		}
+	}
+}
+
+// TestEscapedMatchesDecode escapes URIs at random places, including around
+// the 2048-byte header bound, and checks that DecodeJSON and ValidateJSON
+// agree with encoding/json followed by Decode and Validate.
+func TestEscapedMatchesDecode(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	uris := []string{
+		sepPNG,
+		"data:text/plain,hello%20world",
+		"data:text/plain;base64,SGVs\nbG8=",
+		"data:text/plain;p=" + long(2020) + ";base64,SGVsbG8=",
+		"data:text/plain;p=" + long(2030) + ",hi",
+		"data:text/plain;p=" + long(2033) + ",hi",
+		"data:text/plain;p=" + long(2034) + ",hi",
+		"data:text/plain;p=" + long(2036) + ",hi",
+		"data:text/plain;p=" + long(2040) + ",hi",
+		"data:" + long(3000),
+		long(200) + ":x",
+		"data:application/pdf;name=Report%20%28v2%29%3B%20final.pdf;base64,JVBERi0xLjcK",
+		"data:image/png;base64," + base64.StdEncoding.EncodeToString(mustEncodeImage(t, "png")),
+		"data:image/png;base64," + base64.RawStdEncoding.EncodeToString(mustEncodeImage(t, "png")),
+		"data:image/png;base64,iVBORw0KGgo=AAAA",
+		"data:text/plain,100%",
+	}
+	rng := rand.New(rand.NewSource(1))
+	for _, uri := range uris {
+		for trial := range 40 {
+			var b strings.Builder
+			b.WriteByte('"')
+			for _, c := range []byte(uri) {
+				switch r := rng.Intn(10); {
+				case c == '\n':
+					b.WriteString(`\n`)
+				case r == 0 && trial > 0:
+					fmt.Fprintf(&b, `\u%04x`, c)
+				case r == 1 && c == '/':
+					b.WriteString(`\/`)
+				case r == 2 && trial%3 == 0 && strings.Contains(uri, ";base64,") && b.Len() > 30:
+					b.WriteString(`\r\n`)
+					b.WriteByte(c)
+				default:
+					b.WriteByte(c)
+				}
+			}
+			b.WriteByte('"')
+			tok := []byte(b.String())
+			var s string
+			if err := json.Unmarshal(tok, &s); err != nil {
+				t.Fatalf("bad token %s: %v", tok, err)
+			}
+			for _, d := range []Descriptor{{}, {MaxSize: 4}, {Accept: []string{"image/png"}}} {
+				want, werr := Decode("f", s, d)
+				got, err := DecodeJSON("f", tok, d)
+				if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got.Data, want.Data) || got.MediaType != want.MediaType || got.Name != want.Name {
+					t.Fatalf("DecodeJSON(%.80s…) = %v, %v; Decode = %v, %v", tok, got, err, want, werr)
+				}
+				vs, verr := ValidateJSON("f", tok, d)
+				wv := Validate("f", s, d)
+				if fmt.Sprint(verr) != fmt.Sprint(wv) || (verr == nil && vs != s) {
+					t.Fatalf("ValidateJSON(%.80s…) = %v; Validate = %v", tok, verr, wv)
+				}
+			}
+		}
+	}
+}
+
+// TestSignatureTypes checks that every signature the content check demands
+// is one net/http.DetectContentType returns, from a sample file of each.
+func TestSignatureTypes(t *testing.T) {
+	samples := map[string][]byte{
+		"image/png":                     []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+		"image/jpeg":                    []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"),
+		"image/gif":                     []byte("GIF89a\x01\x00\x01\x00"),
+		"image/webp":                    []byte("RIFF\x24\x00\x00\x00WEBPVP8 "),
+		"image/bmp":                     []byte("BM\x3a\x00\x00\x00\x00\x00"),
+		"image/x-icon":                  []byte("\x00\x00\x01\x00\x01\x00\x10\x10"),
+		"application/pdf":               []byte("%PDF-1.7\n"),
+		"application/zip":               []byte("PK\x03\x04\x14\x00\x00\x00"),
+		"application/x-gzip":            []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00"),
+		"application/x-rar-compressed":  []byte("Rar!\x1a\x07\x01\x00\x00"),
+		"application/wasm":              []byte("\x00asm\x01\x00\x00\x00"),
+		"application/ogg":               []byte("OggS\x00\x02\x00\x00"),
+		"audio/wave":                    []byte("RIFF\x24\x00\x00\x00WAVEfmt "),
+		"audio/aiff":                    []byte("FORM\x00\x00\x00\x00AIFFCOMM"),
+		"audio/midi":                    []byte("MThd\x00\x00\x00\x06\x00\x01"),
+		"video/avi":                     []byte("RIFF\x24\x00\x00\x00AVI LIST"),
+		"video/webm":                    []byte("\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm"),
+		"font/woff":                     []byte("wOFF\x00\x01\x00\x00"),
+		"font/woff2":                    []byte("wOF2\x00\x01\x00\x00"),
+		"font/otf":                      []byte("OTTO\x00\x0a\x00\x80"),
+		"font/collection":               []byte("ttcf\x00\x01\x00\x00"),
+		"application/vnd.ms-fontobject": append(make([]byte, 34), "LP\x00\x00"...),
+	}
+	for declared, want := range signatureTypes {
+		sample, ok := samples[want]
+		if !ok {
+			t.Errorf("no sample for %s (declared %s)", want, declared)
+			continue
+		}
+		if got := sniff(sample); got != want {
+			t.Errorf("sniff(sample of %s) = %s: files declared %s would all be rejected", want, got, declared)
+		}
+		if err := checkContent("f", declared, sample); err != nil {
+			t.Errorf("checkContent(%s, sample) = %v", declared, err)
+		}
+		if err := checkContent("f", declared, []byte("plain text")); err == nil {
+			t.Errorf("checkContent(%s, text) = nil, want a content error", declared)
 		}
 	}
 }

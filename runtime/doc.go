@@ -57,7 +57,7 @@
 //
 //   - A declared type with a fixed signature must have it: PNG (and APNG),
 //     JPEG, GIF, WebP, BMP, ICO, PDF, ZIP, gzip, RAR, WebAssembly, Ogg,
-//     WAV, AIFF, MIDI, AU, AVI, WebM, WOFF, WOFF2, OpenType and font
+//     WAV, AIFF, MIDI, AVI, WebM (any EBML, so Matroska too), WOFF, WOFF2, OpenType and font
 //     collections, EOT, with their common aliases (image/jpg, audio/x-wav,
 //     application/gzip…). ZIP-based types (Office Open XML, OpenDocument,
 //     EPUB, JAR, APK, anything "+zip") must be a ZIP archive.
@@ -68,6 +68,13 @@
 //   - Every other declared type (application/octet-stream, image/tiff,
 //     image/avif, video/mp4, audio/mpeg, application/msword…) is not
 //     checked: the sniffer cannot recognise it reliably, so it is not blocked.
+//
+// The sniffer is the standard library's on purpose: its signatures are the
+// WHATWG standard's and change with it only, it reads at most 512 bytes,
+// allocates nothing, keeps no global state, and is already linked into every
+// MCP server. A larger library (github.com/gabriel-vasile/mimetype) knows
+// more formats, but recognises text formats such as JSON, CSV or SVG by
+// heuristics, which a check that rejects files cannot rely on.
 //
 // The check confirms the kind of file, not that it is well-formed: a server
 // that parses the bytes must still treat them as untrusted (OWASP ASVS 5.0

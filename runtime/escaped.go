@@ -27,52 +27,34 @@ func checkEscaped(arg string, s []byte, d Descriptor) (escapedPayload, *Error) {
 	var pb [len("data:") + maxHeaderLen + 2]byte
 	prefix := pb[:0]
 	u := unescaper{s: s}
+	var pending []byte // the part of the last piece beyond the prefix
 	for len(prefix) < cap(prefix) {
 		piece := u.next()
 		if piece == nil {
 			break
 		}
-		prefix = append(prefix, piece[:min(len(piece), cap(prefix)-len(prefix))]...)
+		k := min(len(piece), cap(prefix)-len(prefix))
+		prefix, pending = append(prefix, piece[:k]...), piece[k:]
 	}
 	p, err := check(arg, prefix, d)
 	if err != nil {
 		return escapedPayload{}, err
 	}
-	e := escapedPayload{header: p.header, off: len(prefix) - len(p.payload)}
-
-	// Count the payload: its length, line breaks or '%', its last two
-	// characters that are not line breaks.
-	var pct int64
-	var last, prev byte
-	walkPayload(s, e.off, func(piece []byte) {
-		e.total += int64(len(piece))
-		if !e.base64 {
-			pct += int64(bytes.Count(piece, []byte{'%'}))
-			return
-		}
-		e.lineBreaks += int64(bytes.Count(piece, []byte{'\n'}) + bytes.Count(piece, []byte{'\r'}))
-		var t [2]byte
-		k := 0
-		for i := len(piece) - 1; i >= 0 && k < 2; i-- {
-			if c := piece[i]; c != '\r' && c != '\n' {
-				t[k] = c
-				k++
-			}
-		}
-		switch k {
-		case 2:
-			last, prev = t[0], t[1]
-		case 1:
-			last, prev = t[0], last
-		}
-	})
+	// Count the rest of the payload on the same walk.
+	c := payloadCounter{base64: p.base64}
+	c.add(p.payload)
+	c.add(pending)
+	for piece := u.next(); piece != nil; piece = u.next() {
+		c.add(piece)
+	}
+	e := escapedPayload{header: p.header, off: len(prefix) - len(p.payload), total: c.total, lineBreaks: c.lineBreaks}
 	var n int64
 	if e.base64 {
 		var ok bool
-		if n, _, ok = base64Len(e.total-e.lineBreaks, last, prev); !ok {
+		if n, _, ok = base64Len(c.total-c.lineBreaks, c.last, c.prev); !ok {
 			return e, formError(arg, badBase64)
 		}
-	} else if n = e.total - 2*pct; n < 0 {
+	} else if n = c.total - 2*c.pct; n < 0 {
 		return e, formError(arg, "the data has an invalid %-escape")
 	}
 	if limit := d.limit(); n > limit {
@@ -81,20 +63,35 @@ func checkEscaped(arg string, s []byte, d Descriptor) (escapedPayload, *Error) {
 	return e, nil
 }
 
-// walkPayload calls fn with the unescaped pieces of the JSON string contents
-// s from the unescaped offset off on.
-func walkPayload(s []byte, off int, fn func(piece []byte)) {
-	u := unescaper{s: s}
-	for piece := u.next(); piece != nil; piece = u.next() {
-		if off > 0 {
-			k := min(off, len(piece))
-			piece, off = piece[k:], off-k
-			if len(piece) == 0 {
-				continue
+// payloadCounter counts an unescaped payload piece by piece: its length,
+// its line breaks (base64) or '%' (percent-encoding), and the last two
+// characters that are not line breaks.
+type payloadCounter struct {
+	base64                 bool
+	total, lineBreaks, pct int64
+	last, prev             byte
+}
+
+func (c *payloadCounter) add(piece []byte) {
+	if len(piece) == 0 {
+		return
+	}
+	c.total += int64(len(piece))
+	if !c.base64 {
+		c.pct += int64(bytes.Count(piece, []byte{'%'}))
+		return
+	}
+	if len(piece) == 1 || bytes.IndexByte(piece, '\n') >= 0 || bytes.IndexByte(piece, '\r') >= 0 {
+		for _, ch := range piece {
+			if ch == '\r' || ch == '\n' {
+				c.lineBreaks++
+			} else {
+				c.last, c.prev = ch, c.last
 			}
 		}
-		fn(piece)
+		return
 	}
+	c.last, c.prev = piece[len(piece)-1], piece[len(piece)-2]
 }
 
 // decodeEscaped is decode for a URI held, escaped, in the JSON string
@@ -106,17 +103,22 @@ func decodeEscaped(arg string, s []byte, d Descriptor) (File, *Error) {
 		return File{}, err
 	}
 	payload := make([]byte, 0, e.total-e.lineBreaks)
-	walkPayload(s, e.off, func(piece []byte) {
-		if !e.base64 || e.lineBreaks == 0 {
-			payload = append(payload, piece...)
-			return
+	u := unescaper{s: s}
+	for off, piece := e.off, u.next(); piece != nil; piece = u.next() {
+		if off > 0 {
+			k := min(off, len(piece))
+			piece, off = piece[k:], off-k
 		}
-		for _, c := range piece {
-			if c != '\r' && c != '\n' {
-				payload = append(payload, c)
+		if e.base64 && e.lineBreaks > 0 {
+			for _, c := range piece {
+				if c != '\r' && c != '\n' {
+					payload = append(payload, c)
+				}
 			}
+			continue
 		}
-	})
+		payload = append(payload, piece...)
+	}
 	var data []byte
 	if e.base64 {
 		data, err = decodeBase64(arg, payload, d, true)

@@ -163,6 +163,11 @@ func (u *unescaper) next() []byte {
 	}
 	switch c := s[r]; {
 	case c == '\\':
+		if e := s[r+1]; e == '/' || e == '"' || e == '\\' {
+			u.r = r + 2
+			u.buf[0] = e
+			return u.buf[:1]
+		}
 		var rr rune
 		switch e := s[r+1]; e {
 		case 'b':
@@ -184,7 +189,7 @@ func (u *unescaper) next() []byte {
 					rr = unicode.ReplacementChar
 				}
 			}
-		default: // '"', '\\', '/'
+		default: // unreachable: scanString accepted s
 			rr, r = rune(e), r+2
 		}
 		u.r = r

@@ -44,7 +44,6 @@ var signatureTypes = map[string]string{
 	"audio/aiff":                    "audio/aiff",
 	"audio/x-aiff":                  "audio/aiff",
 	"audio/midi":                    "audio/midi",
-	"audio/basic":                   "audio/basic",
 	"video/avi":                     "video/avi",
 	"video/x-msvideo":               "video/avi",
 	"video/webm":                    "video/webm",
