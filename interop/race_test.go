@@ -1,0 +1,5 @@
+//go:build race
+
+package interop
+
+const raceEnabled = true

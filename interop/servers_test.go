@@ -1,0 +1,52 @@
+package interop
+
+import (
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/examples/compare_documents/comparedocs"
+	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
+	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/runtime"
+)
+
+// target is a server the load and hostile tests run in-process, with the
+// limits it declares.
+type target struct {
+	handler http.Handler
+	maxBody int64 // the streamable HTTP handler's MaxRequestBodyBytes
+
+	imageTool, imageArg string // one file; the answer carries its SHA-256
+	imageMax            int64  // x-mcp-file maxSize of imageArg
+
+	docsTool, docsArg string // an array of files ("" when the server has none)
+	namesArg          string // its companion filename array
+	docsMaxFiles      int
+}
+
+// imageTarget is the describe_image example as its main serves it over HTTP.
+func imageTarget() target {
+	return target{
+		handler:   serve.Handler(describeimage.NewServer(), describeimage.MaxRequestBytes()),
+		maxBody:   describeimage.MaxRequestBytes(),
+		imageTool: describeimage.Tool.Name, imageArg: "image", imageMax: 5 << 20,
+	}
+}
+
+// bothTarget is one server with the describe_image and compare_documents
+// tools of the examples, built from their exported parts, with the larger
+// of their request limits: the hostile cases need a single file and an
+// array of files on one session.
+func bothTarget() target {
+	s := mcp.NewServer(&mcp.Implementation{Name: "interop", Version: "v0"}, nil)
+	runtime.AddTool(s, describeimage.Tool, describeimage.Describe)
+	runtime.AddTool(s, comparedocs.Tool, comparedocs.Compare)
+	limit := max(describeimage.MaxRequestBytes(), comparedocs.MaxRequestBytes())
+	return target{
+		handler:   serve.Handler(s, limit),
+		maxBody:   limit,
+		imageTool: describeimage.Tool.Name, imageArg: "image", imageMax: 5 << 20,
+		docsTool: comparedocs.Tool.Name, docsArg: "documents", namesArg: "names", docsMaxFiles: 5,
+	}
+}
