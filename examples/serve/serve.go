@@ -64,11 +64,40 @@ func Stdio(limit int64) *mcp.StdioTransport {
 
 // Handler is the streamable HTTP handler for s with request bodies of up to
 // limit bytes; the SDK answers larger ones with 413 Request Entity Too Large.
+//
+// It serves both protocol generations. The go-sdk speaks 2026-07-28 over
+// HTTP only statelessly, while older clients need a session for the
+// requests a server sends them, such as elicitation/create. So requests
+// whose Mcp-Protocol-Version header names 2026-07-28 or later go to a
+// stateless handler, and the rest to a stateful one whose idle sessions
+// end after SessionTimeout.
 func Handler(s *mcp.Server, limit int64) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	server := func(*http.Request) *mcp.Server { return s }
+	stateful := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: limit,
+		SessionTimeout:      SessionTimeout,
+	})
+	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: limit,
+		Stateless:           true,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Protocol versions are dates, YYYY-MM-DD: they sort as strings.
+		if r.Header.Get("Mcp-Protocol-Version") >= statelessSince {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
 	})
 }
+
+// statelessSince is the first protocol version the go-sdk serves over HTTP
+// only without sessions.
+const statelessSince = "2026-07-28"
+
+// SessionTimeout ends the session of a client that stopped calling without
+// closing it (older protocol versions only; 2026-07-28 has no sessions).
+const SessionTimeout = 10 * time.Minute
 
 // ServeHTTP serves s on addr until ctx is done.
 func ServeHTTP(ctx context.Context, addr string, s *mcp.Server, limit int64) error {
@@ -76,6 +105,10 @@ func ServeHTTP(ctx context.Context, addr string, s *mcp.Server, limit int64) err
 		Addr:              addr,
 		Handler:           Handler(s, limit),
 		ReadHeaderTimeout: 10 * time.Second,
+		// A stalled upload holds at most one request body (limit bytes)
+		// until then.
+		ReadTimeout: 5 * time.Minute,
+		IdleTimeout: 2 * time.Minute,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
