@@ -421,7 +421,7 @@ func TestHostile(t *testing.T) {
 				b, _ := json.Marshal(m)
 				return s.post(s.call(tg.docsTool, b))
 			},
-			check: isToolError(tg.docsArg),
+			check: isToolError(fmt.Sprintf("Argument '%s' exceeds maxFiles: received 10000 files, limit is %d.", tg.docsArg, maxFiles)),
 		},
 		{
 			name: "invalid UTF-8 in a filename",

@@ -559,59 +559,27 @@ func ScanObject(b []byte, fields *Fields, file func(i int, val []byte) error) (r
 	runs := runsArr[:0]
 	run := span{-1, -1} // the kept members since the last file member
 	restLen := 0
-
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			keyStart := i
-			if i >= len(b) || b[i] != '"' {
-				return nil, jsonError(b, new(struct{}))
-			}
-			keyEnd, ok := scanString(b, i)
-			if !ok {
-				return nil, jsonError(b, new(struct{}))
-			}
-			i = skipWS(b, keyEnd)
-			if i >= len(b) || b[i] != ':' {
-				return nil, jsonError(b, new(struct{}))
-			}
-			valStart := skipWS(b, i+1)
-			valEnd, ok := scanValue(b, valStart, 1)
-			if !ok {
-				return nil, jsonError(b, new(struct{}))
-			}
-			idx := -1
-			if fields != nil {
-				idx = fields.Lookup(unquote(b[keyStart+1 : keyEnd-1]))
-			}
-			if idx >= 0 {
-				members = append(members, fileMember{idx, b[valStart:valEnd]})
-				if run.start >= 0 {
-					runs = append(runs, run)
-					restLen += run.end - run.start
-					run = span{-1, -1}
-				}
-			} else {
-				if run.start < 0 {
-					run.start = keyStart
-				}
-				run.end = valEnd
-			}
-			i = skipWS(b, valEnd)
-			if i < len(b) && b[i] == ',' {
-				i = skipWS(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			return nil, jsonError(b, new(struct{}))
+	ok := walkObject(b, i, func(key, val span) bool {
+		idx := -1
+		if fields != nil {
+			idx = fields.Lookup(unquote(b[key.start+1 : key.end-1]))
 		}
-	}
-	if skipWS(b, i) != len(b) {
+		if idx >= 0 {
+			members = append(members, fileMember{idx, b[val.start:val.end]})
+			if run.start >= 0 {
+				runs = append(runs, run)
+				restLen += run.end - run.start
+				run = span{-1, -1}
+			}
+		} else {
+			if run.start < 0 {
+				run.start = key.start
+			}
+			run.end = val.end
+		}
+		return true
+	})
+	if !ok {
 		return nil, jsonError(b, new(struct{}))
 	}
 	if run.start >= 0 {
@@ -636,6 +604,49 @@ func ScanObject(b []byte, fields *Fields, file func(i int, val []byte) error) (r
 		}
 	}
 	return rest, nil
+}
+
+// walkObject walks the object starting at b[i] (b[i] == '{'), calling each
+// for every member with the spans of its key (quotes included) and value
+// until each returns false. It reports whether the object is well-formed and
+// only white space follows it in b; when each stops the walk, whether what
+// was walked is.
+func walkObject(b []byte, i int, each func(key, val span) bool) bool {
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipWS(b, i+1) == len(b)
+	}
+	for {
+		keyStart := i
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		keyEnd, ok := scanString(b, i)
+		if !ok {
+			return false
+		}
+		i = skipWS(b, keyEnd)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		valStart := skipWS(b, i+1)
+		valEnd, ok := scanValue(b, valStart, 1)
+		if !ok {
+			return false
+		}
+		if !each(span{keyStart, keyEnd}, span{valStart, valEnd}) {
+			return true
+		}
+		i = skipWS(b, valEnd)
+		if i < len(b) && b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return skipWS(b, i+1) == len(b)
+		}
+		return false
+	}
 }
 
 // ScanArray walks tok, the raw JSON value of the file-array argument arg,

@@ -234,6 +234,6 @@ func validateOutput(b []byte, r *jsonschema.Resolved) ([]byte, error) {
 
 // isObject reports whether b is a JSON object.
 func isObject(b []byte) bool {
-	i := skipSpace(b, 0)
+	i := skipWS(b, 0)
 	return i < len(b) && b[i] == '{'
 }

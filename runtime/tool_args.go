@@ -24,12 +24,18 @@ const (
 	fileArray                      // the property's items carry x-mcp-file
 )
 
+// fileProp is how a top-level property of an input schema carries files.
+type fileProp struct {
+	kind     fileKind
+	maxItems int // for fileArray: the schema's maxItems (maxFiles), 0 when none
+}
+
 // An argsChecker validates tool arguments against an input schema without
 // decoding file payloads, then hands them to the generated decoder.
 type argsChecker struct {
 	what        string // what is checked, for messages: "arguments" or "content"
 	resolved    *jsonschema.Resolved
-	files       map[string]fileKind // top-level property name → how it holds files
+	files       map[string]fileProp // top-level property name → how it holds files
 	hasDefaults bool                // the schema has a default somewhere
 }
 
@@ -61,12 +67,13 @@ func newArgsChecker(what string, b json.RawMessage) (*argsChecker, error) {
 
 // fileProperties returns the top-level properties of the object schema b
 // that carry files: those with x-mcp-file and arrays whose items have it.
-func fileProperties(b []byte) (map[string]fileKind, error) {
+func fileProperties(b []byte) (map[string]fileProp, error) {
 	type prop struct {
 		File  json.RawMessage `json:"x-mcp-file"`
 		Items *struct {
 			File json.RawMessage `json:"x-mcp-file"`
 		} `json:"items"`
+		MaxItems int `json:"maxItems"`
 	}
 	var s struct {
 		Properties map[string]prop `json:"properties"`
@@ -74,13 +81,13 @@ func fileProperties(b []byte) (map[string]fileKind, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, err
 	}
-	files := make(map[string]fileKind)
+	files := make(map[string]fileProp)
 	for name, p := range s.Properties {
 		switch {
 		case p.File != nil:
-			files[name] = fileScalar
+			files[name] = fileProp{kind: fileScalar}
 		case p.Items != nil && p.Items.File != nil:
-			files[name] = fileArray
+			files[name] = fileProp{kind: fileArray, maxItems: p.MaxItems}
 		}
 	}
 	return files, nil
@@ -105,6 +112,9 @@ func hasKey(v any, key string) bool {
 // into dst. Its error is the text the model sees.
 func (c *argsChecker) decode(args json.RawMessage, dst json.Unmarshaler) error {
 	skel, present, err := c.skeleton(args)
+	if fe := (*Error)(nil); errors.As(err, &fe) {
+		return fe
+	}
 	if err != nil {
 		// Not a well-formed JSON value: the transport never passes one, but
 		// report it as the SDK would rather than guess.
@@ -185,221 +195,95 @@ func (c *argsChecker) withDefaults(args json.RawMessage, inst any, present map[s
 // by the placeholder; every other byte is kept. present holds the names of
 // the file members found. A value that is not an object is returned as is,
 // for the validator to reject.
+//
+// A file array with more items than its maxFiles fails here with the
+// RuleMaxFiles [*Error], in the SEP's words, rather than with the
+// validator's maxItems text, and before any of its items is decoded.
 func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]bool, err error) {
-	i := skipSpace(args, 0)
+	i := skipWS(args, 0)
 	if i == len(args) || args[i] != '{' {
 		return args, nil, nil
 	}
 	out := make([]byte, 0, 256)
 	out = append(out, '{')
-	i = skipSpace(args, i+1)
-	if i < len(args) && args[i] == '}' {
-		return append(out, '}'), nil, checkEnd(args, i+1)
-	}
-	for n := 0; ; n++ {
-		if i == len(args) || args[i] != '"' {
-			return nil, nil, errSyntax
-		}
-		ks := i
-		if i, err = skipString(args, i); err != nil {
-			return nil, nil, err
-		}
-		key := args[ks:i]
-		i = skipSpace(args, i)
-		if i == len(args) || args[i] != ':' {
-			return nil, nil, errSyntax
-		}
-		vs := skipSpace(args, i+1)
-		ve, err := skipValue(args, vs)
-		if err != nil {
-			return nil, nil, err
-		}
+	n := 0
+	ok := walkObject(args, i, func(key, val span) bool {
 		if n > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, key...)
+		n++
+		k, v := args[key.start:key.end], args[val.start:val.end]
+		out = append(out, k...)
 		out = append(out, ':')
-		kind, name := c.fileKind(key)
-		if kind != 0 && present == nil {
-			present = make(map[string]bool)
+		prop, name := c.fileProp(k)
+		if prop.kind != 0 {
+			if present == nil {
+				present = make(map[string]bool)
+			}
+			present[name] = true
 		}
 		switch {
-		case kind == fileScalar && args[vs] == '"':
-			present[name] = true
+		case prop.kind == fileScalar && v[0] == '"':
 			out = append(out, placeholder...)
-		case kind == fileArray && args[vs] == '[':
-			present[name] = true
-			if out, err = appendArraySkeleton(out, args[vs:ve]); err != nil {
-				return nil, nil, err
+		case prop.kind == fileArray && v[0] == '[':
+			var items int
+			out, items = appendArraySkeleton(out, v)
+			if prop.maxItems > 0 && items > prop.maxItems {
+				err = &Error{Arg: name, Rule: RuleMaxFiles, Received: int64(items), Limit: int64(prop.maxItems)}
+				return false
 			}
 		default:
-			if kind != 0 {
-				present[name] = true
-			}
-			out = append(out, args[vs:ve]...)
+			out = append(out, v...)
 		}
-		i = skipSpace(args, ve)
-		if i == len(args) {
-			return nil, nil, errSyntax
-		}
-		if args[i] == '}' {
-			return append(out, '}'), present, checkEnd(args, i+1)
-		}
-		if args[i] != ',' {
-			return nil, nil, errSyntax
-		}
-		i = skipSpace(args, i+1)
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	if !ok {
+		return nil, nil, errMalformed
+	}
+	return append(out, '}'), present, nil
 }
 
-// fileKind returns how the member with the quoted JSON key carries files,
-// and the key's unquoted name; 0 when it carries none. Keys match property
-// names exactly, as in the validator.
-func (c *argsChecker) fileKind(key []byte) (fileKind, string) {
+// errMalformed is the skeleton's verdict on arguments that are not
+// well-formed JSON: the validator then sees them as they are and reports.
+var errMalformed = errors.New("malformed JSON")
+
+// fileProp returns how the member with the quoted JSON key carries files,
+// and the key's unquoted name; the zero fileProp when it carries none. Keys
+// match property names exactly, as in the validator.
+func (c *argsChecker) fileProp(key []byte) (fileProp, string) {
 	if len(c.files) == 0 {
-		return 0, ""
+		return fileProp{}, ""
 	}
 	raw := key[1 : len(key)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
-		if k, ok := c.files[string(raw)]; ok { // no allocation for the lookup
-			return k, string(raw)
+		if p, ok := c.files[string(raw)]; ok { // no allocation for the lookup
+			return p, string(raw)
 		}
-		return 0, ""
+		return fileProp{}, ""
 	}
-	var name string
-	if json.Unmarshal(key, &name) != nil {
-		return 0, ""
-	}
+	name := string(unquote(raw))
 	return c.files[name], name
 }
 
-// appendArraySkeleton appends the JSON array arr to out with each string
-// item replaced by the placeholder.
-func appendArraySkeleton(out, arr []byte) ([]byte, error) {
+// appendArraySkeleton appends the well-formed JSON array arr to out with
+// each string item replaced by the placeholder, and counts the items.
+func appendArraySkeleton(out, arr []byte) ([]byte, int) {
 	out = append(out, '[')
-	i := skipSpace(arr, 1)
-	if i < len(arr) && arr[i] == ']' {
-		return append(out, ']'), nil
-	}
-	for n := 0; ; n++ {
-		e, err := skipValue(arr, i)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
+	k := 0
+	n, _ := walkArray(arr, func(elem []byte) bool {
+		if k > 0 {
 			out = append(out, ',')
 		}
-		if arr[i] == '"' {
+		k++
+		if elem[0] == '"' {
 			out = append(out, placeholder...)
 		} else {
-			out = append(out, arr[i:e]...)
+			out = append(out, elem...)
 		}
-		i = skipSpace(arr, e)
-		if i == len(arr) {
-			return nil, errSyntax
-		}
-		if arr[i] == ']' {
-			return append(out, ']'), nil
-		}
-		if arr[i] != ',' {
-			return nil, errSyntax
-		}
-		i = skipSpace(arr, i+1)
-	}
-}
-
-var errSyntax = errors.New("malformed JSON")
-
-// checkEnd reports whether only white space follows position i of b.
-func checkEnd(b []byte, i int) error {
-	if skipSpace(b, i) != len(b) {
-		return errSyntax
-	}
-	return nil
-}
-
-// skipSpace returns the position of the first byte at or after i that is
-// not JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the position just after the JSON string that starts
-// with the quote at b[i]. It looks for quotes with bytes.IndexByte, so a
-// long base64 payload costs one fast pass.
-func skipString(b []byte, i int) (int, error) {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, errSyntax
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1, nil
-		}
-		j = q + 1
-	}
-}
-
-// skipValue returns the position just after the JSON value at b[i].
-// Nesting is tracked with a counter, not recursion.
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, errSyntax
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				e, err := skipString(b, i)
-				if err != nil {
-					return 0, err
-				}
-				i = e
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, nil
-				}
-			}
-			i++
-		}
-		return 0, errSyntax
-	default:
-		s := i
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				if i == s {
-					return 0, errSyntax
-				}
-				return i, nil
-			}
-			i++
-		}
-		if i == s {
-			return 0, errSyntax
-		}
-		return i, nil
-	}
+		return true
+	})
+	return append(out, ']'), n
 }

@@ -8,7 +8,30 @@ import (
 	"testing"
 )
 
-var skelChecker = &argsChecker{files: map[string]fileKind{"image": fileScalar, "docs": fileArray}}
+var skelChecker = &argsChecker{files: map[string]fileProp{"image": {kind: fileScalar}, "docs": {kind: fileArray}, "few": {kind: fileArray, maxItems: 2}}}
+
+// TestSkeletonMaxFiles checks that a file array over its maxFiles fails in
+// the skeleton with the SEP's words, before anything is validated or decoded.
+func TestSkeletonMaxFiles(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // the error text; "" for none
+	}{
+		{`{"few":["a","b"]}`, ""},
+		{`{"few":["a","b","c"]}`, "Argument 'few' exceeds maxFiles: received 3 files, limit is 2."},
+		{`{"few":[1,2,3,4]}`, "Argument 'few' exceeds maxFiles: received 4 files, limit is 2."},
+		{`{"docs":["a","b","c"]}`, ""},
+	} {
+		_, _, err := skelChecker.skeleton([]byte(tt.in))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("skeleton(%s) error = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
 
 func TestSkeleton(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -77,7 +100,7 @@ func FuzzSkeleton(f *testing.F) {
 		}
 		for k, w := range want {
 			g := got[k]
-			switch kind := skelChecker.files[k]; {
+			switch kind := skelChecker.files[k].kind; {
 			case kind == fileScalar && isString(w):
 				if g != "data:," || !present[k] {
 					t.Fatalf("skeleton(%q): %q = %v, want the placeholder", in, k, g)
@@ -132,11 +155,12 @@ func TestFileProperties(t *testing.T) {
 	got, err := fileProperties([]byte(`{"type":"object","properties":{` +
 		`"a":{"type":"string","format":"uri","x-mcp-file":{}},` +
 		`"b":{"type":["null","array"],"items":{"type":"string","format":"uri","x-mcp-file":{"maxSize":3}}},` +
-		`"c":{"type":"array","items":{"type":"string"}},"d":{"type":"string"}}}`))
+		`"c":{"type":"array","items":{"type":"string"}},"d":{"type":"string"},` +
+		`"e":{"type":"array","maxItems":4,"items":{"type":"string","format":"uri","x-mcp-file":{}}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]fileKind{"a": fileScalar, "b": fileArray}
+	want := map[string]fileProp{"a": {kind: fileScalar}, "b": {kind: fileArray}, "e": {kind: fileArray, maxItems: 4}}
 	if !maps.Equal(got, want) {
 		t.Errorf("fileProperties = %v, want %v", got, want)
 	}

@@ -230,7 +230,8 @@ func TestViolations(t *testing.T) {
 		{"missing required", "describe", map[string]any{"detail": 1}, `required: missing properties: ["image"]`, false},
 		{"unknown property", "describe", map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1)), "colour": "red"}, "colour", false},
 		{"case variant", "describe", map[string]any{"Image": dataURI("image/png", pngBytes(t, 1, 1))}, "Image", false},
-		{"too many files", "compare", map[string]any{"docs": []string{"data:,a", "data:,b", "data:,c", "data:,d"}}, "maxItems", false},
+		// The SEP's words rather than the validator's maxItems text.
+		{"too many files", "compare", map[string]any{"docs": []string{"data:,a", "data:,b", "data:,c", "data:,d"}}, "Argument 'docs' exceeds maxFiles: received 4 files, limit is 3.", true},
 		{"file item not a string", "compare", map[string]any{"docs": []any{"data:,a", 7}}, `want "string"`, false},
 		{"bad item", "compare", map[string]any{"docs": []string{"data:text/plain,ok", "https://x/y.pdf"}}, "docs[1]", false},
 		{"item too big", "compare", map[string]any{"docs": []string{"data:text/plain;base64," + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("a"), 2049))}}, "exceeds maxSize", false},
