@@ -101,7 +101,7 @@ func TestCompareRejects(t *testing.T) {
 		want string
 	}{
 		{"one document", map[string]any{"documents": []string{one}}, "needs at least two documents"},
-		{"six documents", map[string]any{"documents": []string{one, one, one, one, one, one}}, "maxItems: array length 6 is greater than 5"},
+		{"six documents", map[string]any{"documents": []string{one, one, one, one, one, one}}, "Argument 'documents' exceeds maxFiles: received 6 files, limit is 5."},
 		{"an image", map[string]any{"documents": []string{one, mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false))}}, "Argument 'documents[1]' has a media type that accept does not allow"},
 		{"a PDF that is not one", map[string]any{"documents": []string{one, "data:application/pdf;base64," + base64.StdEncoding.EncodeToString([]byte("hello"))}}, "Argument 'documents[1]' fails the content check"},
 		{"too big", map[string]any{"documents": []string{one, text(strings.Repeat("a", 2<<20+1))}}, "Argument 'documents[1]' exceeds maxSize"},
