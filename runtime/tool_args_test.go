@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"reflect"
 	"slices"
@@ -79,6 +80,8 @@ func FuzzSkeleton(f *testing.F) {
 		`{"docs":["a","b",3],"names":["x"]}`,
 		`{"a":{"b":[{"c":"\"]}"}]},"image":"\\"}`,
 		`{"im\u0061ge":"x","docs":null}`,
+		`{"few":["a","b","c"]}`,
+		`{"few":["a","b","c"],"few":[]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -88,6 +91,17 @@ func FuzzSkeleton(f *testing.F) {
 			return
 		}
 		skel, present, err := skelChecker.skeleton(in)
+		if few, ok := want["few"].([]any); ok && len(few) > 2 {
+			// The last "few" member decides in want; any one over the
+			// limit fails the skeleton.
+			if fe := (*Error)(nil); !errors.As(err, &fe) || fe.Rule != RuleMaxFiles {
+				t.Fatalf("skeleton(%q) error = %v, want maxFiles", in, err)
+			}
+			return
+		}
+		if fe := (*Error)(nil); errors.As(err, &fe) && fe.Rule == RuleMaxFiles {
+			return // an earlier "few" member was over the limit
+		}
 		if err != nil {
 			t.Fatalf("skeleton(%q): %v", in, err)
 		}
