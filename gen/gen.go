@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/mcpfile/mcpfile/gen/emit"
 	"github.com/mcpfile/mcpfile/gen/load"
 	"github.com/mcpfile/mcpfile/gen/model"
@@ -33,7 +35,11 @@ type Config struct {
 
 // File is a generated file.
 type File struct {
-	Path    string // absolute, in the package's directory
+	Path string // absolute, in the package's directory
+	// Content is the file's content; nil means that the file is an earlier
+	// output of the generator for a package that no longer has selected
+	// types, to be removed (left in place, its guards would stop the
+	// package from compiling).
 	Content []byte
 }
 
@@ -67,7 +73,13 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 			}
 			return nil, err
 		}
-		if len(p.Types) == 0 || len(errs) > 0 {
+		if len(errs) > 0 {
+			continue
+		}
+		if len(p.Types) == 0 {
+			if path := earlierOutput(pkg, output); path != "" {
+				files = append(files, File{Path: path})
+			}
 			continue
 		}
 		if err := schema.Apply(p); err != nil {
@@ -122,4 +134,16 @@ func typeErrorsBeside(errs, typeErrs model.ErrorList) model.ErrorList {
 		}
 	}
 	return beside
+}
+
+// earlierOutput returns the path of the file named output in pkg when the
+// generator wrote it (it starts with the generated-code header), or "".
+func earlierOutput(pkg *packages.Package, output string) string {
+	for _, f := range pkg.Syntax {
+		name := pkg.Fset.File(f.Pos()).Name()
+		if filepath.Base(name) == output && model.IsOutput(f) {
+			return name
+		}
+	}
+	return ""
 }

@@ -143,5 +143,7 @@
 //
 // Arguments are package patterns as the go command takes them, relative to
 // the working directory; the default is ".", the package go generate runs
-// mcpfilegen in. A package without selected types gets no file.
+// mcpfilegen in. A package without selected types gets no file; a file
+// mcpfilegen wrote there before (it starts with the generated-code header)
+// is removed, since its guards would no longer compile.
 package main

@@ -86,7 +86,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return checkFiles(wd, files, stdout, stderr)
 	}
 	for _, f := range files {
-		if err := writeFile(f.Path, f.Content); err != nil {
+		write := writeFile
+		if f.Content == nil {
+			write = removeFile
+		}
+		if err := write(f.Path, f.Content); err != nil {
 			fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
 			return exitError
 		}
@@ -119,12 +123,16 @@ func checkFiles(wd string, files []gen.File, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
 			return exitError
 		}
-		if bytes.Equal(old, f.Content) && err == nil {
-			continue
+		if bytes.Equal(old, f.Content) && (err == nil) == (f.Content != nil) {
+			continue // up to date, or to be removed and already gone
 		}
 		stale++
 		name := rel(wd, f.Path)
-		stdout.Write(diff.Diff(name+" (on disk)", old, name+" (generated)", f.Content))
+		label := name + " (generated)"
+		if f.Content == nil {
+			label = name + " (removed: no selected types)"
+		}
+		stdout.Write(diff.Diff(name+" (on disk)", old, label, f.Content))
 	}
 	if stale > 0 {
 		fmt.Fprintf(stderr, "mcpfilegen: %d generated file(s) stale or missing: run go generate\n", stale)
@@ -138,6 +146,15 @@ func rel(wd, path string) string {
 		return r
 	}
 	return path
+}
+
+// removeFile removes the earlier output at path, which no package needs
+// any more.
+func removeFile(path string, _ []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // writeFile replaces the file at path with content, atomically (a temporary

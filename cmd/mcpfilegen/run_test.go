@@ -140,3 +140,57 @@ func TestFixture(t *testing.T) {
 		t.Fatalf("regenerating the fixture: exit %d\n%s", code, stderr.String())
 	}
 }
+
+// TestRemovesEarlierOutput wants the output removed once its package has no
+// selected types, -check to report that, and a file of the same name that
+// mcpfilegen did not write left alone.
+func TestRemovesEarlierOutput(t *testing.T) {
+	dir := filepath.Join(tempModule(t), "gone")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.go")
+	if err := os.WriteFile(in, []byte(strings.Replace(checkPkg, "package check", "package gone", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	out := filepath.Join(dir, "mcpfile_gen.go")
+	var o, e bytes.Buffer
+	if code := run(nil, &o, &e); code != 0 {
+		t.Fatalf("first run = %d: %s", code, e.String())
+	}
+	// The tag goes away: the struct is an ordinary one now.
+	if err := os.WriteFile(in, []byte("package gone\n\ntype In struct{ F string }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.Reset()
+	e.Reset()
+	if code := run([]string{"-check"}, &o, &e); code != 1 || !strings.Contains(o.String(), "mcpfile_gen.go (removed: no selected types)") {
+		t.Fatalf("-check = %d, stdout:\n%s\nstderr:\n%s\nwant 1 and a diff removing the file", code, o.String(), e.String())
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("-check removed the file: %v", err)
+	}
+	if code := run(nil, &o, &e); code != 0 {
+		t.Fatalf("run = %d: %s", code, e.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("earlier output still there (%v)", err)
+	}
+	o.Reset()
+	if code := run([]string{"-check"}, &o, &e); code != 0 || o.Len() > 0 {
+		t.Fatalf("-check after removal = %d, stdout %q", code, o.String())
+	}
+
+	// A hand-written file of that name is not the generator's to remove.
+	mine := []byte("package gone\n\n// Written by hand.\nvar X = 1\n")
+	if err := os.WriteFile(out, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(nil, &o, &e); code != 0 {
+		t.Fatalf("run = %d: %s", code, e.String())
+	}
+	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, mine) {
+		t.Fatalf("hand-written %s changed: %q, %v", out, got, err)
+	}
+}
