@@ -105,7 +105,9 @@
 // # Performance
 //
 // [DecodeJSON] reads a JSON string token without escapes in place, checks
-// it 32 bytes at a time, and decodes base64 with github.com/segmentio/asm's
+// it with vector routines (bytes.IndexByte for quotes and backslashes,
+// github.com/segmentio/asm's ascii.ValidPrint for control characters and
+// non-ASCII bytes), and decodes base64 with github.com/segmentio/asm's
 // AVX2 decoder (about eight times encoding/base64's speed, and already in the
 // MCP Go SDK's module graph) into one buffer of exactly the decoded size.
 // [ScanObject] skips long strings the same way, so a multi-megabyte argument

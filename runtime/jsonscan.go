@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -8,11 +9,13 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/segmentio/asm/ascii"
 )
 
 // This file holds the JSON walking that generated UnmarshalJSON methods use:
 // it finds the file members of an object without decoding the others, and
-// skips long strings (a base64 payload of megabytes) 32 bytes at a time. On malformed input every function returns the error
+// skips long strings (a base64 payload of megabytes) at memory speed. On malformed input every function returns the error
 // encoding/json gives for the same input, so users see one set of messages.
 
 // maxNestingDepth is encoding/json's limit on nested arrays and objects.
@@ -99,6 +102,15 @@ func stringSpecial(b []byte, i int, hi uint64) int {
 // (a '"'), and false if it is not a valid JSON string.
 func scanString(b []byte, i int) (int, bool) {
 	i++
+	// Most strings, base64 payloads above all, have no escape: then the
+	// first quote closes the string, and it is valid when no byte before
+	// it is a control character. Vector routines check that at memory
+	// speed; a string they do not clear is walked as before.
+	if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
+		if s := b[i : i+q]; bytes.IndexByte(s, '\\') < 0 && (ascii.ValidPrint(s) || stringSpecial(s, 0, 0) == len(s)) {
+			return i + q + 1, true
+		}
+	}
 	for {
 		i = stringSpecial(b, i, 0)
 		if i >= len(b) {
@@ -231,13 +243,24 @@ func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
 	if len(t) == 0 || t[0] != '"' {
 		return nil, false, formError(arg, "expected a JSON string, received "+jsonKind(t))
 	}
-	if end := stringSpecial(t, 1, msb); end == len(t)-1 && t[end] == '"' {
-		return t[1:end], false, nil
+	if len(t) >= 2 && t[len(t)-1] == '"' && plain(t[1:len(t)-1]) {
+		return t[1 : len(t)-1], false, nil
 	}
 	if end, ok := scanString(t, 0); !ok || end != len(t) {
 		return nil, false, jsonError(tok, new(string))
 	}
 	return t[1 : len(t)-1], true, nil
+}
+
+// plain reports whether s has no quote, backslash, control character or
+// non-ASCII byte: whether it is, as it stands, the contents of a JSON string
+// without escapes. Printable ASCII, the usual case, is recognised with
+// vector routines at memory speed.
+func plain(s []byte) bool {
+	if ascii.ValidPrint(s) {
+		return bytes.IndexByte(s, '"') < 0 && bytes.IndexByte(s, '\\') < 0
+	}
+	return stringSpecial(s, 0, msb) == len(s) // DEL is plain too
 }
 
 // jsonKind names the kind of the JSON value that starts t.

@@ -89,3 +89,30 @@ func BenchmarkToolCall5MiB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkToolHandler5MiB times what runtime.AddTool's handler adds to
+// the floor of BenchmarkToolCall5MiB, without the transport: checking the
+// arguments against the schema and decoding them with the generated
+// UnmarshalJSON.
+func BenchmarkToolHandler5MiB(b *testing.B) {
+	data := make([]byte, 5<<20)
+	_, _ = rand.NewChaCha8([32]byte{2}).Read(data)
+	args, _ := json.Marshal(map[string]string{"blob": dataURI("application/octet-stream", data)})
+	h := runtime.HandlerFor(&mcp.Tool{Name: "mcpfile"}, func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
+		if len(in.Blob.Data) != len(data) {
+			b.Fatalf("got %d bytes", len(in.Blob.Data))
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, nil
+	})
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "mcpfile", Arguments: args}}
+	b.Run("mcpfile", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := h(b.Context(), req)
+			if err != nil || res.IsError {
+				b.Fatalf("handler: %v %+v", err, res)
+			}
+		}
+	})
+}
