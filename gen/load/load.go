@@ -6,6 +6,8 @@ package load
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/token"
 	"path/filepath"
 	"slices"
@@ -40,9 +42,10 @@ func Packages(ctx context.Context, dir string, patterns []string) ([]*packages.P
 		return nil, err
 	}
 	cfg := &packages.Config{
-		Context: ctx,
-		Mode:    Mode,
-		Dir:     absDir,
+		Context:   ctx,
+		Mode:      Mode,
+		Dir:       absDir,
+		ParseFile: parseFile,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
@@ -59,6 +62,28 @@ func Packages(ctx context.Context, dir string, patterns []string) ([]*packages.P
 		return nil, model.ErrorList{{Msg: fmt.Sprintf("no packages match %q", strings.Join(patterns, " "))}}
 	}
 	return pkgs, nil
+}
+
+// parseFile parses a file of a loaded package, skipping ast.Object
+// resolution, which nothing here reads. A file this generator wrote is cut
+// down to its header and package clause: the generator replaces it, so it
+// reads the package as on its first run, and the type checker skips what
+// would be most of its work on a package with many generated decoders. Code
+// that calls the generated methods then fails to type-check, as before the
+// first run; such errors are reported only beside the generator's own.
+func parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	const mode = parser.AllErrors | parser.ParseComments | parser.SkipObjectResolution
+	f, err := parser.ParseFile(fset, filename, src, mode)
+	if err == nil && model.IsOutput(f) {
+		var head []*ast.CommentGroup
+		for _, g := range f.Comments {
+			if g.Pos() < f.Package {
+				head = append(head, g)
+			}
+		}
+		f.Decls, f.Imports, f.Comments, f.Unresolved = nil, nil, head, nil
+	}
+	return f, err
 }
 
 // TypeErrors returns the type errors of a package Packages loaded, with
@@ -87,8 +112,10 @@ func packageErrors(dir string, p *packages.Package, typeErrors bool) model.Error
 	var errs model.ErrorList
 	for _, e := range p.Errors {
 		// The go command's compiler output ("# pkg\nfile:line: …")
-		// repeats the type errors go/packages reports with positions.
-		compiler := positioned && e.Pos == "" && strings.HasPrefix(e.Msg, "# ")
+		// repeats the type errors go/packages reports with positions;
+		// when it names only output files, which are not type-checked
+		// here (see parseFile), it is about stale output.
+		compiler := e.Pos == "" && strings.HasPrefix(e.Msg, "# ") && (positioned || onlyIn(dir, e.Msg, output))
 		if (e.Kind == packages.TypeError || compiler) != typeErrors {
 			continue
 		}
@@ -99,6 +126,24 @@ func packageErrors(dir string, p *packages.Package, typeErrors bool) model.Error
 		errs = append(errs, &model.Error{Pos: pos, Msg: e.Msg})
 	}
 	return errs
+}
+
+// onlyIn reports whether every error line of the go command's compiler
+// output msg ("# pkg\nfile:line:col: …", relative to dir) is in one of files.
+func onlyIn(dir, msg string, files map[string]bool) bool {
+	_, rest, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	n := 0
+	for _, l := range strings.Split(rest, "\n") {
+		if l == "" || l[0] == ' ' || l[0] == '\t' || l == "too many errors" {
+			continue // a continuation line, or the compiler giving up
+		}
+		pos, _, ok := strings.Cut(l, ": ")
+		if !ok || !files[position(dir, pos).Filename] {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // position parses go/packages' "file:line:col" (line and column optional)
