@@ -17,18 +17,15 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// profileArgs stands for a generated type without file fields.
+// profileArgs is a type without file fields: generated with mcpfilegen -type
+// it gets MCPSchema and no UnmarshalJSON, and runtime.AddTool decodes it
+// with encoding/json.
 type profileArgs struct {
 	DisplayName string `json:"displayName"`
 }
 
 func (profileArgs) MCPSchema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"displayName":{"type":"string"}},"required":["displayName"],"additionalProperties":false}`)
-}
-
-func (t *profileArgs) UnmarshalJSON(b []byte) error {
-	type plain profileArgs
-	return json.Unmarshal(b, (*plain)(t))
 }
 
 type profileOut struct {
@@ -191,7 +188,7 @@ func TestElicitNotFlat(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
 			}
-			want := `runtime.Elicit: runtime_test.nestedForm cannot be elicited: property "inner" has nested properties; a form is flat`
+			want := `runtime.Elicit: testtypes.NestedForm cannot be elicited: property "inner" has nested properties; a form is flat`
 			if text := textOf(t, res); !res.IsError || text != want {
 				t.Errorf("result isError=%v %q, want %q", res.IsError, text, want)
 			}

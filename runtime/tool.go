@@ -12,15 +12,16 @@ import (
 )
 
 // Generated is the constraint on the pointer to a type that mcpfilegen
-// generated code for: *T decodes itself, file arguments included, and T
-// describes itself with the object schema that carries the x-mcp-file entries.
+// generated code for: T describes itself with the object schema that carries
+// the x-mcp-file entries.
 //
-// The generated UnmarshalJSON decodes every member like encoding/json and
-// decodes and validates the file members through this package; its errors are
-// meant to be read by the model that sent the arguments.
+// A type with file fields also has a generated UnmarshalJSON, which decodes
+// every member like encoding/json and decodes and validates the file members
+// through this package; its errors are meant to be read by the model that
+// sent the arguments. A type selected with mcpfilegen -type that has no file
+// fields gets MCPSchema only, and is decoded by encoding/json.
 type Generated[T any] interface {
 	*T
-	json.Unmarshaler
 	MCPSchema() json.RawMessage
 }
 

@@ -109,8 +109,11 @@ func hasKey(v any, key string) bool {
 }
 
 // decode validates the arguments args against the schema and decodes them
-// into dst. Its error is the text the model sees.
-func (c *argsChecker) decode(args json.RawMessage, dst json.Unmarshaler) error {
+// into dst, a pointer: with its own (generated) UnmarshalJSON when it has
+// one, which is called directly so that the arguments are not scanned again
+// by encoding/json, else with encoding/json. Its error is the text the model
+// sees.
+func (c *argsChecker) decode(args json.RawMessage, dst any) error {
 	skel, present, err := c.skeleton(args)
 	if fe := (*Error)(nil); errors.As(err, &fe) {
 		return fe
@@ -141,7 +144,10 @@ func (c *argsChecker) decode(args json.RawMessage, dst json.Unmarshaler) error {
 			return err
 		}
 	}
-	return dst.UnmarshalJSON(in)
+	if u, ok := dst.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(in)
+	}
+	return json.Unmarshal(in, dst)
 }
 
 // withDefaults returns args with every member of the validated instance

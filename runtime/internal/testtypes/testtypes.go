@@ -1,0 +1,42 @@
+// Package testtypes holds the argument and form types the runtime's tests
+// register and elicit, with the code mcpfilegen generates for them, so that
+// the tests of runtime.AddTool and runtime.Elicit run real generated
+// decoders. (The runtime package cannot import code generated against it;
+// its external tests can.)
+package testtypes
+
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,DocsArgs,ImageArgs,NestedForm,PhotoForm
+
+import "github.com/mcpfile/mcpfile/runtime"
+
+// ImageArgs are the arguments of a tool that describes one small image.
+type ImageArgs struct {
+	// The image to describe.
+	Image  runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=1KiB"`
+	Detail int          `json:"detail,omitempty" jsonschema:"how detailed"`
+}
+
+// DocsArgs are the arguments of a tool that takes up to three documents
+// with their file names.
+type DocsArgs struct {
+	Docs  []runtime.File `json:"docs" mcpfile:"accept=application/pdf|text/plain,maxSize=2KiB,maxFiles=3,filename=names"`
+	Names []string       `json:"names,omitempty"`
+}
+
+// BigArgs are the arguments of a tool that takes any file of up to 5 MiB,
+// unsniffed.
+type BigArgs struct {
+	Blob runtime.File `json:"blob" mcpfile:"maxSize=5MiB,sniff=false"`
+}
+
+// PhotoForm is an elicitation form with one photo.
+type PhotoForm struct {
+	Photo runtime.File `json:"photo" jsonschema:"Profile photo" mcpfile:"accept=image/*,maxSize=2KiB"`
+}
+
+// NestedForm is not flat: it cannot be elicited.
+type NestedForm struct {
+	Inner struct {
+		X string `json:"x"`
+	} `json:"inner"`
+}
