@@ -119,7 +119,6 @@ func errorResult(err error) *mcp.CallToolResult {
 type outputter[Out any] struct {
 	resolved *jsonschema.Resolved // nil when there is no output schema
 	elemZero any                  // non-nil when Out is a pointer: used for a nil Out
-	enabled  bool                 // false when Out is any and there is no output schema
 }
 
 // newOutputter sets t.OutputSchema as mcp.AddTool does and returns what
@@ -128,9 +127,10 @@ func newOutputter[Out any](t *mcp.Tool) (*outputter[Out], error) {
 	o := new(outputter[Out])
 	rt := reflect.TypeFor[Out]()
 	if t.OutputSchema == nil && rt == reflect.TypeFor[any]() {
+		// No output schema, but a non-nil output still becomes
+		// structuredContent and JSON text, unvalidated, as in mcp.AddTool.
 		return o, nil
 	}
-	o.enabled = true
 	if rt.Kind() == reflect.Pointer {
 		rt = rt.Elem()
 		o.elemZero = reflect.Zero(rt).Interface()
@@ -169,9 +169,6 @@ func newOutputter[Out any](t *mcp.Tool) (*outputter[Out], error) {
 // fill puts out into res as structuredContent and, when res has no content,
 // as a JSON text block.
 func (o *outputter[Out]) fill(res *mcp.CallToolResult, out Out) error {
-	if !o.enabled {
-		return nil
-	}
 	var v any = out
 	if o.elemZero != nil {
 		var z Out

@@ -356,3 +356,36 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestAnyOutput checks that a handler whose Out is any still has its output
+// sent, as structuredContent and JSON text, exactly as mcp.AddTool sends it,
+// and that a nil output sends nothing.
+func TestAnyOutput(t *testing.T) {
+	s := newServer()
+	var out any
+	h := func(context.Context, *mcp.CallToolRequest, profileArgs) (*mcp.CallToolResult, any, error) {
+		return nil, out, nil
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "mcpfile"}, h)
+	mcp.AddTool(s, &mcp.Tool{Name: "sdk"}, h)
+	cs := connect(t, s, nil, "")
+	for _, o := range []any{map[string]any{"n": 1, "s": "x"}, []int{1, 2}, nil} {
+		out = o
+		var got [2]*mcp.CallToolResult
+		for i, name := range []string{"mcpfile", "sdk"} {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"displayName": "Mona"}})
+			if err != nil {
+				t.Fatalf("CallTool %s: %v", name, err)
+			}
+			got[i] = res
+		}
+		a, _ := json.Marshal(got[0])
+		b, _ := json.Marshal(got[1])
+		if string(a) != string(b) {
+			t.Errorf("output %v: runtime.AddTool sent\n\t%s\nmcp.AddTool sent\n\t%s", o, a, b)
+		}
+		if o != nil && got[0].StructuredContent == nil {
+			t.Errorf("output %v: no structuredContent", o)
+		}
+	}
+}
