@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -108,6 +109,8 @@ type Tool%[1]dInput struct {
 //
 //	benchstat -col /impl bench.txt
 func BenchmarkGenerate200(b *testing.B) {
+	// Both run with the collector set as mcpfilegen sets it.
+	defer debug.SetGCPercent(debug.SetGCPercent(gen.GCPercent))
 	dir, src := benchPackage(b)
 	ctx := context.Background()
 	loadOnce := func(b *testing.B) {

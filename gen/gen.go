@@ -19,6 +19,15 @@ import (
 // DefaultOutput is the name of the generated file in each package directory.
 const DefaultOutput = "mcpfile_gen.go"
 
+// GCPercent is the garbage collector's target percentage (see
+// runtime/debug.SetGCPercent) that mcpfilegen runs with, instead of the
+// default 100. Generating allocates several times the size of the loaded
+// packages in short-lived values (syntax trees, rendered and formatted
+// text), while the loaded packages stay live to the end: at 100 the
+// collector would mark them over and over. A run is short and its heap
+// small, so a process that calls [Generate] once may do the same.
+const GCPercent = 400
+
 // Config says what to generate code for.
 type Config struct {
 	// Dir is the directory patterns are relative to; "" is the current one.

@@ -143,7 +143,7 @@ func BenchmarkScanObject(b *testing.B) {
 	}
 	ob, _ := json.Marshal(other)
 	args := []byte(`{"prompt":"Describe the image.","image":` + string(tok) + `,"other":` + string(ob) + `}`)
-	fields := NewFields([]string{"prompt", "image", "other"}, "image")
+	fields := newKeyIndex([]string{"prompt", "image", "other"}, "image")
 	b.Run("impl=baseline", func(b *testing.B) {
 		b.SetBytes(int64(len(args)))
 		b.ReportAllocs()
@@ -163,7 +163,7 @@ func BenchmarkScanObject(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var img []byte
-			rest, err := ScanObject(args, fields, func(i int, val []byte) error { img = val; return nil })
+			rest, err := scanObject(args, fields, func(i int, val []byte) error { img = val; return nil })
 			if err != nil || len(img) != len(tok) || len(rest) == 0 {
 				b.Fatal(err)
 			}

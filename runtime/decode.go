@@ -44,7 +44,7 @@ func Validate(arg, uri string, d Descriptor) error {
 }
 
 // DecodeJSON is [Decode] for the raw JSON string token tok (quotes
-// included, as a json.RawMessage or [ScanObject] gives it), without first
+// included, as a json.RawMessage or [Object.Unmarshal] gives it), without first
 // converting it to a Go string: when tok has no escapes, the URI is read in
 // place and the only allocation of the decoded size is File.Data, which never
 // aliases tok. A token with escapes (PHP's encoder writes "\/", .NET's

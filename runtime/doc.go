@@ -3,10 +3,11 @@
 // a validated [File], or into an [*Error] whose text the client shows to the
 // model. Everything a client sends is treated as hostile until checked.
 //
-// Generated code calls [DecodeJSON] (or [ValidateJSON] for a field kept as a
-// string) from its UnmarshalJSON method, with [ScanObject] and [ScanArray]
-// finding the file members; servers and tests can call [Decode], [Validate]
-// and [Encode] directly.
+// A generated UnmarshalJSON method is one call to [Object.Unmarshal], which
+// finds the file members of the JSON object, decodes each with [DecodeJSON]
+// (or checks it with [ValidateJSON], for a field kept as a string) and leaves
+// the other members to encoding/json; servers and tests can call [Decode],
+// [Validate] and [Encode] directly.
 //
 // # What is accepted
 //
@@ -110,6 +111,6 @@
 // non-ASCII bytes), and decodes base64 with github.com/segmentio/asm's
 // AVX2 decoder (about eight times encoding/base64's speed, and already in the
 // MCP Go SDK's module graph) into one buffer of exactly the decoded size.
-// [ScanObject] skips long strings the same way, so a multi-megabyte argument
+// [Object.Unmarshal] skips long strings the same way, so a multi-megabyte argument
 // is walked at close to memory speed.
 package runtime

@@ -116,27 +116,39 @@ func ExampleRedact() {
 	// https:[27 bytes]
 }
 
-func ExampleScanObject() {
-	// A generated UnmarshalJSON finds the file members and leaves the rest
-	// to encoding/json.
-	fields := runtime.NewFields([]string{"prompt", "image"}, "image")
-	args := []byte(`{"prompt":"Describe it.","image":"` + png1x1 + `"}`)
+// describeArgs is what mcpfilegen generates an UnmarshalJSON for; written by
+// hand here, it shows what the generated method does.
+type describeArgs struct {
+	Prompt string         `json:"prompt"`
+	Images []runtime.File `json:"images" mcpfile:"accept=image/*,maxFiles=2"`
+	Names  []string       `json:"names,omitempty"`
+}
 
-	var image runtime.File
-	rest, err := runtime.ScanObject(args, fields, func(i int, val []byte) error {
-		f, err := runtime.DecodeJSON("image", val, runtime.Descriptor{Accept: []string{"image/*"}})
-		image = f
-		return err
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(string(rest))
-	fmt.Println(image)
+var describeObject = runtime.NewObject([]string{"prompt", "images", "names"},
+	runtime.FileField{Key: "images", MaxFiles: 2, Descriptor: runtime.Descriptor{Accept: []string{"image/*"}}},
+)
+
+func (t *describeArgs) UnmarshalJSON(b []byte) error {
+	type plain describeArgs // without this method, for encoding/json
+	return describeObject.Unmarshal(b, (*plain)(t), runtime.IntoNamed(&t.Images, &t.Names))
+}
+
+func ExampleObject() {
+	// The runtime finds the file members and decodes them; encoding/json
+	// decodes the rest.
+	var args describeArgs
+	err := json.Unmarshal([]byte(`{"prompt":"Describe it.","images":["`+png1x1+`"],"names":["../dot.png"]}`), &args)
+	fmt.Println(args.Prompt, args.Images, args.Images[0].Name, err)
+
+	err = json.Unmarshal([]byte(`{"images":["data:,a","data:,b","data:,c"]}`), &args)
+	fmt.Println(err)
+
+	err = json.Unmarshal([]byte(`{"images":["`+png1x1+`","data:text/plain,hi"]}`), &args)
+	fmt.Println(err)
 	// Output:
-	// {"prompt":"Describe it."}
-	// data:image/png;base64,[70 bytes]
+	// Describe it. [data:image/png;base64,[70 bytes]] dot.png <nil>
+	// Argument 'images' exceeds maxFiles: received 3 files, limit is 2.
+	// Argument 'images[1]' has a media type that accept does not allow: received "text/plain", allowed are image/*.
 }
 
 func ExampleValidateJSON() {
@@ -149,23 +161,4 @@ func ExampleValidateJSON() {
 	// Output:
 	// data:image/png;base64,[70 bytes] <nil>
 	// Argument 'image' fails the content check: declared "image/png" but the bytes are text; send image/png data or declare the real media type.
-}
-
-func ExampleScanArray() {
-	tok := []byte(`["data:,a","data:,b","data:,c"]`)
-	_, err := runtime.ScanArray("documents", tok, 2, nil)
-	fmt.Println(err)
-
-	n, err := runtime.ScanArray("documents", tok, 3, func(i int, item []byte) error {
-		f, err := runtime.DecodeJSON(fmt.Sprintf("documents[%d]", i), item, runtime.Descriptor{})
-		fmt.Printf("%d %s %q\n", i, f.MediaType, f.Data)
-		return err
-	})
-	fmt.Println(n, err)
-	// Output:
-	// Argument 'documents' exceeds maxFiles: received 3 files, limit is 2.
-	// 0 text/plain "a"
-	// 1 text/plain "b"
-	// 2 text/plain "c"
-	// 3 <nil>
 }

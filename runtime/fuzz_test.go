@@ -234,9 +234,9 @@ func compact(t *testing.T, b []byte) string {
 	return buf.String()
 }
 
-// FuzzScanObject checks ScanObject against encoding/json: the same verdict
+// FuzzScanObject checks scanObject against encoding/json: the same verdict
 // and error for every input; for an object, the file calls and rest hold
-// exactly its members, in order, split by Fields.Lookup. ScanArray is
+// exactly its members, in order, split by keys.lookup. scanArray is
 // checked on every array value found.
 func FuzzScanObject(f *testing.F) {
 	for _, s := range []string{
@@ -246,76 +246,76 @@ func FuzzScanObject(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	fields := NewFields([]string{"name", "image", "docs", "sk", "k"}, "image", "docs", "k")
+	fields := newKeyIndex([]string{"name", "image", "docs", "sk", "k"}, "image", "docs", "k")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var calls []member
-		rest, err := ScanObject(b, fields, func(i int, val []byte) error {
+		rest, err := scanObject(b, fields, func(i int, val []byte) error {
 			calls = append(calls, member{fmt.Sprint(i), string(val)})
 			return nil
 		})
 		t0 := trimWS(b)
 		if len(t0) == 0 || t0[0] != '{' {
 			if err != nil || !bytes.Equal(rest, b) {
-				t.Fatalf("ScanObject(%q) on a non-object = %q, %v; want b, nil", b, rest, err)
+				t.Fatalf("scanObject(%q) on a non-object = %q, %v; want b, nil", b, rest, err)
 			}
 			return
 		}
 		valid := json.Valid(b)
 		if valid != (err == nil) {
-			t.Fatalf("ScanObject(%q) error %v, json.Valid %v", b, err, valid)
+			t.Fatalf("scanObject(%q) error %v, json.Valid %v", b, err, valid)
 		}
 		if !valid {
 			if want := json.Unmarshal(b, new(struct{})); err.Error() != want.Error() {
-				t.Fatalf("ScanObject(%q) error %q, encoding/json %q", b, err, want)
+				t.Fatalf("scanObject(%q) error %q, encoding/json %q", b, err, want)
 			}
 			if calls != nil {
-				t.Fatalf("ScanObject(%q) called file on malformed input", b)
+				t.Fatalf("scanObject(%q) called file on malformed input", b)
 			}
 			return
 		}
 		var wantCalls, wantRest []member
 		for _, m := range members(t, b) {
-			if i := fields.Lookup([]byte(m.key)); i >= 0 {
+			if i := fields.lookup([]byte(m.key)); i >= 0 {
 				wantCalls = append(wantCalls, member{fmt.Sprint(i), m.val})
 			} else {
 				wantRest = append(wantRest, m)
 			}
 		}
 		if len(calls) != len(wantCalls) {
-			t.Fatalf("ScanObject(%q) calls %q, want %q", b, calls, wantCalls)
+			t.Fatalf("scanObject(%q) calls %q, want %q", b, calls, wantCalls)
 		}
 		for i := range calls {
 			if calls[i].key != wantCalls[i].key || compact(t, []byte(calls[i].val)) != wantCalls[i].val || calls[i].val != string(trimWS([]byte(calls[i].val))) {
-				t.Fatalf("ScanObject(%q) call %d = %q, want %q", b, i, calls[i], wantCalls[i])
+				t.Fatalf("scanObject(%q) call %d = %q, want %q", b, i, calls[i], wantCalls[i])
 			}
 			if v := []byte(calls[i].val); v[0] == '[' {
 				var arr []json.RawMessage
 				if err := json.Unmarshal(v, &arr); err != nil {
 					t.Fatal(err)
 				}
-				n, err := ScanArray("docs", v, 0, func(k int, tok []byte) error {
+				n, err := scanArray("docs", v, 0, func(k int, tok []byte) error {
 					if compact(t, tok) != compact(t, arr[k]) {
-						t.Fatalf("ScanArray(%q) item %d = %q, want %q", v, k, tok, arr[k])
+						t.Fatalf("scanArray(%q) item %d = %q, want %q", v, k, tok, arr[k])
 					}
 					return nil
 				})
 				if err != nil || n != len(arr) {
-					t.Fatalf("ScanArray(%q) = %d, %v; want %d", v, n, err, len(arr))
+					t.Fatalf("scanArray(%q) = %d, %v; want %d", v, n, err, len(arr))
 				}
 			}
 		}
 		if len(wantRest) == 0 {
 			if rest != nil {
-				t.Fatalf("ScanObject(%q) rest %q, want nil", b, rest)
+				t.Fatalf("scanObject(%q) rest %q, want nil", b, rest)
 			}
 			return
 		}
 		if !json.Valid(rest) {
-			t.Fatalf("ScanObject(%q) rest %q is not valid JSON", b, rest)
+			t.Fatalf("scanObject(%q) rest %q is not valid JSON", b, rest)
 		}
 		got := members(t, rest)
 		if fmt.Sprint(got) != fmt.Sprint(wantRest) {
-			t.Fatalf("ScanObject(%q) rest %q = %q, want %q", b, rest, got, wantRest)
+			t.Fatalf("scanObject(%q) rest %q = %q, want %q", b, rest, got, wantRest)
 		}
 	})
 }

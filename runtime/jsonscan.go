@@ -13,18 +13,19 @@ import (
 	"github.com/segmentio/asm/ascii"
 )
 
-// This file holds the JSON walking that generated UnmarshalJSON methods use:
-// it finds the file members of an object without decoding the others, and
-// skips long strings (a base64 payload of megabytes) at memory speed. On malformed input every function returns the error
-// encoding/json gives for the same input, so users see one set of messages.
+// This file holds the JSON walking behind Object.Unmarshal: it finds the
+// file members of an object without decoding the others, and skips long
+// strings (a base64 payload of megabytes) at memory speed. On malformed
+// input every function returns the error encoding/json gives for the same
+// input, so users see one set of messages.
 
 // maxNestingDepth is encoding/json's limit on nested arrays and objects.
 const maxNestingDepth = 10000
 
-// IsNull reports whether tok, a raw JSON value, is the literal null
+// isNull reports whether tok, a raw JSON value, is the literal null
 // (surrounding JSON whitespace allowed). Generated code uses it to leave a
 // file field at its zero value, as encoding/json does for null.
-func IsNull(tok []byte) bool {
+func isNull(tok []byte) bool {
 	return string(trimWS(tok)) == "null"
 }
 
@@ -448,25 +449,25 @@ func objectKey(b []byte, i int) (int, bool) {
 	return skipWS(b, i+1), true
 }
 
-// Fields matches JSON object keys to a struct's file fields the way
+// keyIndex matches JSON object keys to a struct's file fields the way
 // encoding/json matches keys to fields: an exact match of the JSON name
 // first, else the first field, in encoding/json's field order, whose name
 // is equal under Unicode simple case folding, with encoding/json's own
 // folding code: "IMAGE" finds "image", the Kelvin sign K finds "k" and the
-// long s ſ finds "s", while "İmage" finds nothing. A Fields is immutable and
+// long s ſ finds "s", while "İmage" finds nothing. A keyIndex is immutable and
 // safe for concurrent use; generated code builds one per type in a
 // package-level variable.
-type Fields struct {
+type keyIndex struct {
 	exact  map[string]int // JSON name → index in files, or -1
 	folded map[string]int // folded name → index in files of the first field, or -1
 }
 
-// NewFields returns the Fields of a struct. all is every JSON name the
+// newKeyIndex returns the keyIndex of a struct. all is every JSON name the
 // struct decodes, in encoding/json's field order (promoted fields included);
 // files are the JSON names of its file fields, in order. A file name missing
 // from all is treated as if it came last.
-func NewFields(all []string, files ...string) *Fields {
-	f := &Fields{exact: make(map[string]int, len(all)), folded: make(map[string]int, len(all))}
+func newKeyIndex(all []string, files ...string) *keyIndex {
+	f := &keyIndex{exact: make(map[string]int, len(all)), folded: make(map[string]int, len(all))}
 	index := func(name string) int {
 		for i, n := range files {
 			if n == name {
@@ -495,9 +496,9 @@ func NewFields(all []string, files ...string) *Fields {
 	return f
 }
 
-// Lookup returns the index in files of the field that the unescaped key
+// lookup returns the index in files of the field that the unescaped key
 // decodes into, or -1 when that is not a file field (or no field).
-func (f *Fields) Lookup(key []byte) int {
+func (f *keyIndex) lookup(key []byte) int {
 	if f == nil {
 		return -1
 	}
@@ -555,8 +556,8 @@ type fileMember struct {
 	val   []byte
 }
 
-// ScanObject walks the JSON object b for a generated UnmarshalJSON method.
-// For each member whose unescaped key [Fields.Lookup] maps to a file field
+// scanObject walks the JSON object b for a generated UnmarshalJSON method.
+// For each member whose unescaped key keyIndex.lookup maps to a file field
 // it calls file with the field's index and the raw value (not copied, not
 // unescaped, no surrounding whitespace), in the order of b, once per
 // occurrence (so for a repeated key the last call wins, as in encoding/json).
@@ -565,13 +566,13 @@ type fileMember struct {
 // such member.
 //
 // The calls happen only after the whole of b is found well-formed. When b is
-// malformed, ScanObject returns the error encoding/json returns for b (from
+// malformed, scanObject returns the error encoding/json returns for b (from
 // the same syntax check json.Unmarshal makes), so messages match exactly.
 // When b is a well-formed value other than an object (null, an array, a
 // string…), or empty, rest is b itself and err is nil, so that
 // encoding/json reports it. An error from file ends the walk and is
 // returned with a nil rest.
-func ScanObject(b []byte, fields *Fields, file func(i int, val []byte) error) (rest []byte, err error) {
+func scanObject(b []byte, fields *keyIndex, file func(i int, val []byte) error) (rest []byte, err error) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return b, nil
@@ -585,7 +586,7 @@ func ScanObject(b []byte, fields *Fields, file func(i int, val []byte) error) (r
 	ok := walkObject(b, i, func(key, val span) bool {
 		idx := -1
 		if fields != nil {
-			idx = fields.Lookup(unquote(b[key.start+1 : key.end-1]))
+			idx = fields.lookup(unquote(b[key.start+1 : key.end-1]))
 		}
 		if idx >= 0 {
 			members = append(members, fileMember{idx, b[val.start:val.end]})
@@ -672,17 +673,17 @@ func walkObject(b []byte, i int, each func(key, val span) bool) bool {
 	}
 }
 
-// ScanArray walks tok, the raw JSON value of the file-array argument arg,
+// scanArray walks tok, the raw JSON value of the file-array argument arg,
 // for a generated UnmarshalJSON method. It first checks tok and counts its
 // elements, failing with a RuleMaxFiles [*Error] when maxItems > 0 and there
 // are more; then it calls item for each element, in order, with its index
 // and raw token (not copied, no surrounding whitespace), and stops at the
 // first error item returns. n is the number of elements.
 //
-// A tok that is not an array (null included: check [IsNull] first) gives a
+// A tok that is not an array (null included: check isNull first) gives a
 // RuleURIForm [*Error]; a malformed one gives the error encoding/json gives
 // for it.
-func ScanArray(arg string, tok []byte, maxItems int, item func(i int, tok []byte) error) (n int, err error) {
+func scanArray(arg string, tok []byte, maxItems int, item func(i int, tok []byte) error) (n int, err error) {
 	t := trimWS(tok)
 	if len(t) == 0 || t[0] != '[' {
 		if len(t) > 0 {

@@ -15,9 +15,9 @@ type scanned struct {
 	err   string
 }
 
-func scan(b string, f *Fields) scanned {
+func scan(b string, f *keyIndex) scanned {
 	var s scanned
-	rest, err := ScanObject([]byte(b), f, func(i int, val []byte) error {
+	rest, err := scanObject([]byte(b), f, func(i int, val []byte) error {
 		s.files = append(s.files, fmt.Sprintf("%d=%s", i, val))
 		return nil
 	})
@@ -33,7 +33,7 @@ func scan(b string, f *Fields) scanned {
 }
 
 func TestScanObject(t *testing.T) {
-	f := NewFields([]string{"name", "image", "docs", "count"}, "image", "docs")
+	f := newKeyIndex([]string{"name", "image", "docs", "count"}, "image", "docs")
 	tests := []struct {
 		in   string
 		want scanned
@@ -60,20 +60,20 @@ func TestScanObject(t *testing.T) {
 	for _, tt := range tests {
 		got := scan(tt.in, f)
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ScanObject(%s) = %+v, want %+v", tt.in, got, tt.want)
+			t.Errorf("scanObject(%s) = %+v, want %+v", tt.in, got, tt.want)
 		}
 		if got.err == "" && got.rest != "<nil>" && strings.HasPrefix(strings.TrimSpace(tt.in), "{") && !json.Valid([]byte(got.rest)) {
-			t.Errorf("ScanObject(%s): rest %s is not valid JSON", tt.in, got.rest)
+			t.Errorf("scanObject(%s): rest %s is not valid JSON", tt.in, got.rest)
 		}
 	}
 	// Without Fields everything is rest.
 	if got := scan(`{"image":"a"}`, nil); got.rest != `{"image":"a"}` || got.files != nil {
-		t.Errorf("ScanObject(nil Fields) = %+v", got)
+		t.Errorf("scanObject(nil Fields) = %+v", got)
 	}
 }
 
 func TestScanObjectErrors(t *testing.T) {
-	f := NewFields([]string{"image"}, "image")
+	f := newKeyIndex([]string{"image"}, "image")
 	for _, in := range []string{
 		`{`, `{"image"`, `{"image":`, `{"image":"a"`, `{"image":"a",}`, `{"image":"a"}x`, `{"image":"a"} {}`,
 		`{image:"a"}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`, `{"a":tru}`, `{"a":nul}`,
@@ -88,16 +88,16 @@ func TestScanObjectErrors(t *testing.T) {
 			t.Fatalf("test input %q is valid", in)
 		}
 		called := false
-		_, err := ScanObject([]byte(in), f, func(int, []byte) error { called = true; return nil })
+		_, err := scanObject([]byte(in), f, func(int, []byte) error { called = true; return nil })
 		if err == nil || err.Error() != want.Error() {
-			t.Errorf("ScanObject(%q) error = %v, want encoding/json's %v", in, err, want)
+			t.Errorf("scanObject(%q) error = %v, want encoding/json's %v", in, err, want)
 		}
 		var se *json.SyntaxError
 		if !errors.As(err, &se) {
-			t.Errorf("ScanObject(%q) error %T, want *json.SyntaxError", in, err)
+			t.Errorf("scanObject(%q) error %T, want *json.SyntaxError", in, err)
 		}
 		if called {
-			t.Errorf("ScanObject(%q) called file before finding the input malformed", in)
+			t.Errorf("scanObject(%q) called file before finding the input malformed", in)
 		}
 	}
 }
@@ -108,33 +108,33 @@ func TestScanObjectDepth(t *testing.T) {
 		in := `{"a":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
 		var v struct{}
 		want := json.Unmarshal([]byte(in), &v)
-		_, err := ScanObject([]byte(in), nil, nil)
+		_, err := scanObject([]byte(in), nil, nil)
 		if (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
-			t.Errorf("depth %d: ScanObject error %v, encoding/json %v", depth, err, want)
+			t.Errorf("depth %d: scanObject error %v, encoding/json %v", depth, err, want)
 		}
 		in = `{"a":` + strings.Repeat(`{"b":`, depth-1) + "1" + strings.Repeat("}", depth-1) + `}`
 		want = json.Unmarshal([]byte(in), &v)
-		_, err = ScanObject([]byte(in), nil, nil)
+		_, err = scanObject([]byte(in), nil, nil)
 		if (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
-			t.Errorf("depth %d objects: ScanObject error %v, encoding/json %v", depth, err, want)
+			t.Errorf("depth %d objects: scanObject error %v, encoding/json %v", depth, err, want)
 		}
 	}
 }
 
 func TestScanObjectCallbackError(t *testing.T) {
-	f := NewFields([]string{"a", "b"}, "a", "b")
+	f := newKeyIndex([]string{"a", "b"}, "a", "b")
 	boom := errors.New("boom")
 	var seen []int
-	rest, err := ScanObject([]byte(`{"a":1,"b":2,"c":3}`), f, func(i int, _ []byte) error {
+	rest, err := scanObject([]byte(`{"a":1,"b":2,"c":3}`), f, func(i int, _ []byte) error {
 		seen = append(seen, i)
 		return boom
 	})
 	if err != boom || rest != nil || len(seen) != 1 {
-		t.Errorf("ScanObject with failing callback = %s, %v, calls %v", rest, err, seen)
+		t.Errorf("scanObject with failing callback = %s, %v, calls %v", rest, err, seen)
 	}
 }
 
-// TestLookupMatchesEncodingJSON checks Fields.Lookup against the field
+// TestLookupMatchesEncodingJSON checks keys.lookup against the field
 // encoding/json fills for the same key.
 func TestLookupMatchesEncodingJSON(t *testing.T) {
 	type T struct {
@@ -155,7 +155,7 @@ func TestLookupMatchesEncodingJSON(t *testing.T) {
 	}
 	rt := reflect.TypeOf(T{})
 	for fileIdx, file := range all {
-		f := NewFields(all, file)
+		f := newKeyIndex(all, file)
 		for _, key := range keys {
 			var v T
 			b, _ := json.Marshal(map[string]string{key: "x"})
@@ -174,8 +174,8 @@ func TestLookupMatchesEncodingJSON(t *testing.T) {
 				want = 0
 			}
 			_ = fileIdx
-			if got := f.Lookup([]byte(key)); got != want {
-				t.Errorf("NewFields(.., %q).Lookup(%q) = %d, want %d (encoding/json fills %q)", file, key, got, want, filled)
+			if got := f.lookup([]byte(key)); got != want {
+				t.Errorf("newKeyIndex(.., %q).lookup(%q) = %d, want %d (encoding/json fills %q)", file, key, got, want, filled)
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func TestLookupMatchesEncodingJSON(t *testing.T) {
 
 func TestScanArray(t *testing.T) {
 	collect := func(tok string, maxItems int) (items []string, n int, err error) {
-		n, err = ScanArray("docs", []byte(tok), maxItems, func(i int, tok []byte) error {
+		n, err = scanArray("docs", []byte(tok), maxItems, func(i int, tok []byte) error {
 			items = append(items, fmt.Sprintf("%d=%s", i, tok))
 			return nil
 		})
@@ -191,24 +191,24 @@ func TestScanArray(t *testing.T) {
 	}
 	items, n, err := collect(` [ "a" , "b",null,{"x":[1]} ] `, 4)
 	if err != nil || n != 4 || strings.Join(items, " ") != `0="a" 1="b" 2=null 3={"x":[1]}` {
-		t.Errorf("ScanArray = %q, %d, %v", items, n, err)
+		t.Errorf("scanArray = %q, %d, %v", items, n, err)
 	}
 	if items, n, err := collect(`[]`, 1); err != nil || n != 0 || items != nil {
-		t.Errorf("ScanArray([]) = %q, %d, %v", items, n, err)
+		t.Errorf("scanArray([]) = %q, %d, %v", items, n, err)
 	}
 	items, n, err = collect(`["a","b","c"]`, 2)
-	e := wantRule(t, "ScanArray(3 items, max 2)", err, RuleMaxFiles)
+	e := wantRule(t, "scanArray(3 items, max 2)", err, RuleMaxFiles)
 	if e.Error() != "Argument 'docs' exceeds maxFiles: received 3 files, limit is 2." || n != 3 || items != nil {
-		t.Errorf("ScanArray(3 items, max 2) = %q, %d, %v", items, n, err)
+		t.Errorf("scanArray(3 items, max 2) = %q, %d, %v", items, n, err)
 	}
 	if _, _, err := collect(`["a","b","c"]`, 0); err != nil {
-		t.Errorf("ScanArray(maxItems 0) = %v, want no limit", err)
+		t.Errorf("scanArray(maxItems 0) = %v, want no limit", err)
 	}
 	for tok, kind := range map[string]string{`"data:,x"`: "a string", `null`: "null", `{}`: "an object", `1`: "a number"} {
 		_, _, err := collect(tok, 0)
-		e := wantRule(t, "ScanArray("+tok+")", err, RuleURIForm)
+		e := wantRule(t, "scanArray("+tok+")", err, RuleURIForm)
 		if want := "Argument 'docs' is not a valid data: URI: expected a JSON array of data: URIs, received " + kind + "; the form is data:[<mediatype>][;base64],<data>."; e.Error() != want {
-			t.Errorf("ScanArray(%s) error\n got %s\nwant %s", tok, e, want)
+			t.Errorf("scanArray(%s) error\n got %s\nwant %s", tok, e, want)
 		}
 	}
 	for _, tok := range []string{`[`, `["a",]`, `["a" "b"]`, `[1,2]x`, `["a\x"]`, `[,]`, `"abc`} {
@@ -216,20 +216,20 @@ func TestScanArray(t *testing.T) {
 		want := json.Unmarshal([]byte(tok), &v)
 		_, _, err := collect(tok, 0)
 		if err == nil || want == nil || err.Error() != want.Error() {
-			t.Errorf("ScanArray(%s) = %v, want encoding/json's %v", tok, err, want)
+			t.Errorf("scanArray(%s) = %v, want encoding/json's %v", tok, err, want)
 		}
 	}
 	boom := errors.New("boom")
 	calls := 0
-	if _, err := ScanArray("docs", []byte(`[1,2,3]`), 0, func(int, []byte) error { calls++; return boom }); err != boom || calls != 1 {
-		t.Errorf("ScanArray with failing item = %v after %d calls", err, calls)
+	if _, err := scanArray("docs", []byte(`[1,2,3]`), 0, func(int, []byte) error { calls++; return boom }); err != boom || calls != 1 {
+		t.Errorf("scanArray with failing item = %v after %d calls", err, calls)
 	}
 }
 
 func TestIsNull(t *testing.T) {
 	for tok, want := range map[string]bool{"null": true, " null\n": true, "nul": false, `"null"`: false, "": false, "nullx": false} {
-		if got := IsNull([]byte(tok)); got != want {
-			t.Errorf("IsNull(%q) = %v, want %v", tok, got, want)
+		if got := isNull([]byte(tok)); got != want {
+			t.Errorf("isNull(%q) = %v, want %v", tok, got, want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ package runtime_test
 
 import (
 	"encoding/json"
-	"sync"
 
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
@@ -41,28 +40,12 @@ var defaultsSchema = json.RawMessage(`{"type":"object","properties":{` +
 
 func (defaultsArgs) MCPSchema() json.RawMessage { return defaultsSchema }
 
-var defaultsFields = sync.OnceValue(func() *runtime.Fields { return runtime.NewFields([]string{"note", "level"}, "note") })
+var defaultsObject = runtime.NewObject([]string{"note", "level"},
+	runtime.FileField{Key: "note", Descriptor: runtime.Descriptor{Accept: []string{"text/plain"}}},
+)
 
 type plainDefaultsArgs defaultsArgs
 
 func (t *defaultsArgs) UnmarshalJSON(b []byte) error {
-	rest, err := runtime.ScanObject(b, defaultsFields(), func(i int, v []byte) error {
-		if runtime.IsNull(v) {
-			t.Note = nil
-			return nil
-		}
-		x, err := runtime.ValidateJSON("note", v, runtime.Descriptor{Accept: []string{"text/plain"}})
-		if err != nil {
-			return err
-		}
-		t.Note = &x
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		return json.Unmarshal(rest, (*plainDefaultsArgs)(t))
-	}
-	return nil
+	return defaultsObject.Unmarshal(b, (*plainDefaultsArgs)(t), runtime.Into(&t.Note))
 }

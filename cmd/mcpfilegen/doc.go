@@ -41,11 +41,12 @@
 //     {"type":"string","format":"uri","x-mcp-file":{"accept":[…],"maxSize":n}}
 //     (an array of those for a slice). Use it as mcp.Tool.InputSchema, or
 //     register the tool with runtime.AddTool, which does.
-//   - func (t *T) UnmarshalJSON(b []byte) error, when T has file fields: it
-//     decodes every other member as encoding/json would and each file
-//     argument through the runtime package, which checks its form, media
-//     type, size, content and count, and returns an error that names the
-//     argument ("documents[1]") and the rule broken. It copies each
+//   - func (t *T) UnmarshalJSON(b []byte) error, when T has file fields: one
+//     call to the runtime package (runtime.Object), given a table of T's
+//     member names and file fields, which decodes every other member as
+//     encoding/json would and each file argument after checking its form,
+//     media type, size, content and count, and returns an error that names
+//     the argument ("documents[1]") and the rule broken. It copies each
 //     companion file name, sanitized, into File.Name.
 //   - guards that stop the package from compiling when T, or a struct type
 //     of the package that T's fields use, changed since mcpfilegen ran ("If

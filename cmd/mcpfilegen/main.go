@@ -1,5 +1,13 @@
 package main
 
-import "os"
+import (
+	"os"
+	"runtime/debug"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+	"github.com/mcpfile/mcpfile/gen"
+)
+
+func main() {
+	debug.SetGCPercent(gen.GCPercent)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -100,8 +100,8 @@ func TestCheckAndWrite(t *testing.T) {
 	if err := os.Chmod(out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := runWant([]string{"-check"}, 1, `+	{Accept: []string{"text/plain"}}, // f`)
-	if !strings.Contains(d, `-	{Accept: []string{"text/html"}}, // f`) {
+	d := runWant([]string{"-check"}, 1, `+	runtime.FileField{Key: "f", Descriptor: runtime.Descriptor{Accept: []string{"text/plain"}}},`)
+	if !strings.Contains(d, `-	runtime.FileField{Key: "f", Descriptor: runtime.Descriptor{Accept: []string{"text/html"}}},`) {
 		t.Errorf("diff lacks the old line:\n%s", d)
 	}
 	runWant(nil, 0, "")

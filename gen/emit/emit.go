@@ -9,15 +9,14 @@ package emit
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"go/format"
+	"go/types"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/dave/jennifer/jen"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mcpfile/mcpfile/gen/model"
 )
@@ -25,46 +24,141 @@ import (
 // GenVersion is the version of the contract between generated code and the
 // runtime package that this emitter writes; the runtime accepts generated
 // code from runtime.MinGenVersion to runtime.GenVersion.
-const GenVersion = 1
+const GenVersion = 2
 
 const (
 	runtimePath = "github.com/mcpfile/mcpfile/runtime"
 	jsonPath    = "encoding/json"
-	strconvPath = "strconv"
+)
+
+// The packages the emitter's own code names.
+var (
+	runtimePkg = types.NewPackage(runtimePath, "runtime")
+	jsonPkg    = types.NewPackage(jsonPath, "json")
 )
 
 // File returns the generated Go file of p: staleness guards for the struct
 // types of p's package that the selected types use, then the selected types
 // sorted by name, each with a staleness guard, its MCPSchema method and its
 // UnmarshalJSON method when it has file fields; the file starts with the line
-// model.GeneratedComment and is gofmt'd. An error means the emitter itself is wrong ("internal error: …").
+// model.GeneratedComment and is gofmt'd. An error means the emitter itself is
+// wrong ("internal error: …").
+//
+// Each type's code is built, rendered and formatted apart from the others,
+// in parallel (formatting is most of the emitter's time): gofmt puts exactly
+// one blank line between top-level declarations that start with a doc
+// comment, so the formatted pieces joined with one blank line are the bytes
+// format.Source gives for the whole file (TestPieces).
 func File(p *model.Package) ([]byte, error) {
-	types := slices.Clone(p.Types)
-	slices.SortFunc(types, func(a, b *model.Type) int { return strings.Compare(a.Name, b.Name) })
+	f, ts, pieces, err := plan(p)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := f.Render(&out); err != nil { // formats
+		return nil, fmt.Errorf("internal error: generated invalid Go for package %s: %v", p.Name, err)
+	}
+	g := group()
+	for i := range pieces {
+		g.Go(func() error {
+			var buf bytes.Buffer
+			if err := decls(pieces[i].decls).RenderWithFile(&buf, f); err != nil { // formats
+				return fmt.Errorf("internal error: generated invalid Go for %s: %v", ts[i].Name, err)
+			}
+			pieces[i].src = bytes.TrimSpace(buf.Bytes())
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	n := out.Len()
+	for _, pc := range pieces {
+		n += len(pc.src) + 2
+	}
+	out.Grow(n - out.Len())
+	for _, pc := range pieces {
+		out.WriteByte('\n')
+		out.Write(pc.src)
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), nil
+}
+
+// plan builds the declarations of each selected type of p, in parallel,
+// sorted by type name, and the file they go in: its head holds the package
+// clause, the version guard and the nested guards, and every package the
+// pieces name is registered in it as imported. Rendering with f then only
+// reads it, which lets the pieces render on several goroutines at once.
+func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
+	ts := slices.Clone(p.Types)
+	slices.SortFunc(ts, func(a, b *model.Type) int { return strings.Compare(a.Name, b.Name) })
+	pieces := make([]piece, len(ts))
+	g := group()
+	for i, t := range ts {
+		g.Go(func() error {
+			tw := &typeWriter{pkgPath: p.Path}
+			decls, err := typeDecls(tw, t)
+			if err != nil {
+				return fmt.Errorf("internal error: cannot generate %s: %v", t.Name, err)
+			}
+			pieces[i] = piece{decls: decls, imports: tw.imports}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, nil, err
+	}
 
 	f := newFile(p)
+	head := &typeWriter{file: f, pkgPath: p.Path}
 	f.Add(versionGuard())
-	for _, g := range nestedGuards(&typeWriter{file: f, pkgPath: p.Path}, types) {
+	for _, g := range nestedGuards(head, ts) {
 		f.Line()
 		f.Add(g)
 	}
-	for _, t := range types {
-		decls, err := typeDecls(f, p, t)
-		if err != nil {
-			return nil, fmt.Errorf("internal error: cannot generate %s: %v", t.Name, err)
-		}
-		f.Line()
-		f.Comment(pieceMark)
-		for _, d := range decls {
-			f.Line()
-			f.Add(d)
+	used := []*types.Package{runtimePkg}
+	if len(ts) > 0 {
+		used = append(used, jsonPkg)
+	}
+	for _, pc := range pieces {
+		used = append(used, pc.imports...)
+	}
+	for _, pkg := range used {
+		if err := head.use(pkg); err != nil {
+			return nil, nil, nil, fmt.Errorf("internal error: cannot import %s: %v", pkg.Path(), err)
 		}
 	}
-	src, err := render(f)
-	if err != nil {
-		return nil, invalidGo(p, types, err)
+	return f, ts, pieces, nil
+}
+
+// piece is the generated code of one type.
+type piece struct {
+	decls   []jen.Code
+	imports []*types.Package // named by decls, runtime and encoding/json aside
+	src     []byte           // decls, formatted
+}
+
+// decls renders declarations one after the other, a blank line apart. The
+// first starts the first line: format.Source indents a fragment's result as
+// its first line of code is.
+func decls(ds []jen.Code) *jen.Statement {
+	s := jen.Null()
+	for i, d := range ds {
+		if i > 0 {
+			s.Line().Line()
+		}
+		s.Add(d)
 	}
-	return src, nil
+	return s
+}
+
+// group returns an errgroup that runs as many goroutines at once as there
+// are processors.
+func group() *errgroup.Group {
+	g := new(errgroup.Group)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	return g
 }
 
 // newFile starts the generated file of p, with the header line and the
@@ -74,13 +168,11 @@ func newFile(p *model.Package) *jen.File {
 	f.HeaderComment(model.GeneratedComment) // starting with "//", written as is
 	f.ImportName(runtimePath, "runtime")
 	f.ImportName(jsonPath, "json")
-	f.ImportName(strconvPath, "strconv")
 	return f
 }
 
 // typeDecls returns the declarations generated for t, in output order.
-func typeDecls(f *jen.File, p *model.Package, t *model.Type) ([]jen.Code, error) {
-	tw := &typeWriter{file: f, pkgPath: p.Path}
+func typeDecls(tw *typeWriter, t *model.Type) ([]jen.Code, error) {
 	decls := []jen.Code{structGuard(tw, t)}
 	schema, err := schemaDecls(t)
 	if err != nil {
@@ -147,116 +239,4 @@ func canBeRaw(s string) bool {
 		}
 	}
 	return true
-}
-
-// pieceMark is the line File puts before the declarations of each type, for
-// render to cut the file into pieces it can format in parallel. It holds NUL
-// bytes, which no other line of the rendered file can hold: Go source has
-// none, and text from the user reaches the file only in literals, which
-// escape them.
-const pieceMark = "//\x00mcpfile\x00"
-
-// render writes f as formatted Go source. The declarations after each
-// pieceMark line start with a doc comment, so gofmt puts exactly one blank
-// line before them: the file is cut there into chunks that are formatted
-// apart, in parallel (formatting is most of the emitter's time), and joined
-// with one blank line, which gives the bytes format.Source gives for the
-// whole file (TestRenderPieces).
-func render(f *jen.File) ([]byte, error) {
-	f.NoFormat = true
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
-		return nil, err
-	}
-	src := buf.Bytes()
-	chunks := cut(src, 4*runtime.GOMAXPROCS(0))
-	out := make([][]byte, len(chunks))
-	errs := make([]error, len(chunks))
-	var wg sync.WaitGroup
-	for i, c := range chunks {
-		wg.Go(func() { out[i], errs[i] = format.Source(c) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		// Report the error as format.Source reports it for the whole file.
-		if _, werr := format.Source(src); werr != nil {
-			err = werr
-		}
-		return nil, &formatError{err: err, src: src}
-	}
-	n := 0
-	for _, o := range out {
-		n += len(o) + 1
-	}
-	res := make([]byte, 0, n)
-	res = append(res, out[0]...) // the package clause and imports; ends with a newline
-	for _, o := range out[1:] {
-		res = append(res, '\n')
-		res = append(res, bytes.TrimSpace(o)...)
-		res = append(res, '\n')
-	}
-	return res, nil
-}
-
-// cut blanks out the pieceMark lines of src, in place, and cuts src at
-// some of them into at most n chunks of about the same size, the first
-// holding the package clause.
-func cut(src []byte, n int) [][]byte {
-	mark := []byte("\n" + pieceMark + "\n")
-	blank := bytes.Repeat([]byte{' '}, len(pieceMark))
-	target := len(src)/n + 1
-	var chunks [][]byte
-	start := 0
-	for off := 0; ; {
-		i := bytes.Index(src[off:], mark)
-		if i < 0 {
-			return append(chunks, src[start:])
-		}
-		at := off + i + 1 // the mark line
-		copy(src[at:], blank)
-		if at-start >= target {
-			chunks = append(chunks, src[start:at])
-			start = at
-		}
-		off = at + len(pieceMark)
-	}
-}
-
-// formatError is a generated file that is not valid Go.
-type formatError struct {
-	err error
-	src []byte
-}
-
-func (e *formatError) Error() string { return e.err.Error() + "\n" + numbered(e.src) }
-
-// invalidGo reports a file that did not render or format, naming the first
-// type whose code alone fails to, or the package when each type's code is
-// valid on its own.
-func invalidGo(p *model.Package, types []*model.Type, err error) error {
-	culprit := "package " + p.Name
-	for _, t := range types {
-		f := newFile(p)
-		decls, derr := typeDecls(f, p, t)
-		if derr != nil {
-			continue
-		}
-		for _, d := range decls {
-			f.Add(d)
-		}
-		if _, terr := render(f); terr != nil {
-			culprit, err = t.Name, terr
-			break
-		}
-	}
-	return fmt.Errorf("internal error: generated invalid Go for %s: %v", culprit, err)
-}
-
-// numbered returns src with a line number before each line.
-func numbered(src []byte) string {
-	var b strings.Builder
-	for i, line := range strings.Split(strings.TrimSuffix(string(src), "\n"), "\n") {
-		fmt.Fprintf(&b, "%5d\t%s\n", i+1, line)
-	}
-	return b.String()
 }

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"go/types"
+	"io"
 	"slices"
 	"strings"
 
@@ -90,10 +91,30 @@ func nestedGuards(tw *typeWriter, selected []*model.Type) []jen.Code {
 }
 
 // typeWriter renders go/types types as Go source, qualifying names from other
-// packages and telling the file their package names.
+// packages. With a file, it tells the file their package names; without, it
+// notes the packages in imports, for File to tell the file later.
 type typeWriter struct {
 	file    *jen.File
 	pkgPath string // the generated file's package
+	imports []*types.Package
+}
+
+// qual renders the name of an object of package pkg.
+func (w *typeWriter) qual(pkg *types.Package, name string) *jen.Statement {
+	if w.file != nil {
+		w.file.ImportName(pkg.Path(), pkg.Name())
+	} else if !slices.Contains(w.imports, pkg) {
+		w.imports = append(w.imports, pkg)
+	}
+	return jen.Qual(pkg.Path(), name)
+}
+
+// use tells the file the name of pkg and registers it as imported, by
+// rendering a reference to it: code that names pkg may then be rendered
+// with the file on several goroutines at once, as that only reads the file.
+func (w *typeWriter) use(pkg *types.Package) error {
+	w.file.ImportName(pkg.Path(), pkg.Name())
+	return jen.Qual(pkg.Path(), "X").RenderWithFile(io.Discard, w.file)
 }
 
 // field renders one struct field with its raw tag.
@@ -144,7 +165,7 @@ func (w *typeWriter) typ(typ types.Type) jen.Code {
 // basic renders a predeclared type, or unsafe.Pointer.
 func (w *typeWriter) basic(t *types.Basic) jen.Code {
 	if t.Kind() == types.UnsafePointer {
-		return jen.Qual("unsafe", "Pointer")
+		return w.qual(types.Unsafe, "Pointer")
 	}
 	return jen.Id(t.Name())
 }
@@ -155,8 +176,7 @@ func (w *typeWriter) name(obj *types.TypeName, args *types.TypeList) jen.Code {
 	if pkg := obj.Pkg(); pkg == nil || pkg.Path() == w.pkgPath {
 		s = jen.Id(obj.Name())
 	} else {
-		w.file.ImportName(pkg.Path(), pkg.Name())
-		s = jen.Qual(pkg.Path(), obj.Name())
+		s = w.qual(pkg, obj.Name())
 	}
 	if args.Len() == 0 {
 		return s

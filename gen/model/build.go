@@ -6,10 +6,12 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/invopop/jsonschema"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/mcpfile/mcpfile/gen/internal/fields"
@@ -38,8 +40,26 @@ func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
 	if len(pkg.GoFiles) > 0 {
 		p.Dir = dirOf(pkg.GoFiles[0])
 	}
-	for _, obj := range b.selectTypes(typeNames) {
-		if t := b.buildType(obj); t != nil {
+	// Types are built in parallel, each by a builder of its own that
+	// shares the package's read-only state and collects its own errors.
+	objs := b.selectTypes(typeNames)
+	built := make([]*Type, len(objs))
+	errs := make([]ErrorList, len(objs))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, obj := range objs {
+		g.Go(func() error {
+			tb := *b
+			tb.errs = nil
+			built[i] = tb.buildType(obj)
+			errs[i] = tb.errs
+			return nil
+		})
+	}
+	g.Wait()
+	for i, t := range built {
+		b.errs = append(b.errs, errs[i]...)
+		if t != nil {
 			p.Types = append(p.Types, t)
 		}
 	}

@@ -5,14 +5,13 @@ package comparedocs
 import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
-	"strconv"
 )
 
-// The runtime package must accept code generated for version 1:
+// The runtime package must accept code generated for version 2:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 1)
-	_ = runtime.EnforceVersion(1 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
+	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
 )
 
 // If this fails to compile, Args changed since mcpfilegen ran: run go generate.
@@ -68,14 +67,11 @@ const mcpfileSchemaArgs = `{
   "description": "Args are the arguments of the compare_documents tool."
 }`
 
-// mcpfileFieldsArgs matches the members of a JSON object to Args's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsArgs = runtime.NewFields([]string{"documents", "names"}, "documents")
-
-// mcpfileDescArgs holds the x-mcp-file constraints of Args's file fields, in field order.
-var mcpfileDescArgs = [...]runtime.Descriptor{
-	{Accept: []string{"application/pdf", "text/plain", "text/markdown", ".pdf", ".txt", ".md"}, MaxSize: 2097152}, // documents
-}
+// mcpfileObjectArgs describes Args to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectArgs = runtime.NewObject([]string{"documents", "names"},
+	runtime.FileField{Key: "documents", MaxFiles: 5, Descriptor: runtime.Descriptor{Accept: []string{"application/pdf", "text/plain", "text/markdown", ".pdf", ".txt", ".md"}, MaxSize: 2097152}},
+)
 
 // mcpfileTypeArgs is Args for its UnmarshalJSON, whose local type Args shadows it.
 type mcpfileTypeArgs = Args
@@ -85,41 +81,5 @@ type mcpfileTypeArgs = Args
 func (t *Args) UnmarshalJSON(b []byte) error {
 	// Without the methods of Args, so that encoding/json decodes it field by field.
 	type Args mcpfileTypeArgs
-	rest, err := runtime.ScanObject(b, mcpfileFieldsArgs, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				t.Documents = nil
-				return nil
-			}
-			xs := []runtime.File{}
-			if _, err := runtime.ScanArray("documents", v, 5, func(j int, item []byte) error {
-				x, err := runtime.DecodeJSON("documents["+strconv.Itoa(j)+"]", item, mcpfileDescArgs[0])
-				if err != nil {
-					return err
-				}
-				xs = append(xs, x)
-				return nil
-			}); err != nil {
-				return err
-			}
-			t.Documents = xs
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*Args)(t)); err != nil {
-			return err
-		}
-	}
-	for i := range t.Documents {
-		if i < len(t.Names) && t.Names[i] != "" {
-			t.Documents[i].Name = runtime.SanitizeName(t.Names[i])
-		}
-	}
-	return nil
+	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), runtime.IntoNamed(&t.Documents, &t.Names))
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 1:
+// The runtime package must accept code generated for version 2:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 1)
-	_ = runtime.EnforceVersion(1 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
+	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
 )
 
 // If this fails to compile, Args changed since mcpfilegen ran: run go generate.
@@ -50,14 +50,11 @@ const mcpfileSchemaArgs = `{
   "description": "Args are the arguments of the describe_image tool."
 }`
 
-// mcpfileFieldsArgs matches the members of a JSON object to Args's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsArgs = runtime.NewFields([]string{"image"}, "image")
-
-// mcpfileDescArgs holds the x-mcp-file constraints of Args's file fields, in field order.
-var mcpfileDescArgs = [...]runtime.Descriptor{
-	{Accept: []string{"image/png", "image/jpeg", "image/gif", "image/webp"}, MaxSize: 5242880}, // image
-}
+// mcpfileObjectArgs describes Args to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectArgs = runtime.NewObject([]string{"image"},
+	runtime.FileField{Key: "image", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg", "image/gif", "image/webp"}, MaxSize: 5242880}},
+)
 
 // mcpfileTypeArgs is Args for its UnmarshalJSON, whose local type Args shadows it.
 type mcpfileTypeArgs = Args
@@ -67,28 +64,5 @@ type mcpfileTypeArgs = Args
 func (t *Args) UnmarshalJSON(b []byte) error {
 	// Without the methods of Args, so that encoding/json decodes it field by field.
 	type Args mcpfileTypeArgs
-	rest, err := runtime.ScanObject(b, mcpfileFieldsArgs, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				return nil
-			}
-			x, err := runtime.DecodeJSON("image", v, mcpfileDescArgs[0])
-			if err != nil {
-				return err
-			}
-			t.Image = x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*Args)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), runtime.Into(&t.Image))
 }

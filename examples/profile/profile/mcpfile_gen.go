@@ -7,11 +7,11 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 1:
+// The runtime package must accept code generated for version 2:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 1)
-	_ = runtime.EnforceVersion(1 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
+	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
 )
 
 // If this fails to compile, Args changed since mcpfilegen ran: run go generate.
@@ -54,14 +54,11 @@ const mcpfileSchemaArgs = `{
   "description": "Args are the arguments of the create_profile tool."
 }`
 
-// mcpfileFieldsArgs matches the members of a JSON object to Args's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsArgs = runtime.NewFields([]string{"displayName", "photo"}, "photo")
-
-// mcpfileDescArgs holds the x-mcp-file constraints of Args's file fields, in field order.
-var mcpfileDescArgs = [...]runtime.Descriptor{
-	{Accept: []string{"image/png", "image/jpeg", "image/webp"}, MaxSize: 2097152}, // photo
-}
+// mcpfileObjectArgs describes Args to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectArgs = runtime.NewObject([]string{"displayName", "photo"},
+	runtime.FileField{Key: "photo", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg", "image/webp"}, MaxSize: 2097152}},
+)
 
 // mcpfileTypeArgs is Args for its UnmarshalJSON, whose local type Args shadows it.
 type mcpfileTypeArgs = Args
@@ -71,31 +68,7 @@ type mcpfileTypeArgs = Args
 func (t *Args) UnmarshalJSON(b []byte) error {
 	// Without the methods of Args, so that encoding/json decodes it field by field.
 	type Args mcpfileTypeArgs
-	rest, err := runtime.ScanObject(b, mcpfileFieldsArgs, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				t.Photo = nil
-				return nil
-			}
-			x, err := runtime.DecodeJSON("photo", v, mcpfileDescArgs[0])
-			if err != nil {
-				return err
-			}
-			t.Photo = &x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*Args)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), runtime.Into(&t.Photo))
 }
 
 // If this fails to compile, PhotoForm changed since mcpfilegen ran: run go generate.
@@ -133,14 +106,11 @@ const mcpfileSchemaPhotoForm = `{
   "description": "PhotoForm is the form create_profile shows the user when the call has no photo: one file field."
 }`
 
-// mcpfileFieldsPhotoForm matches the members of a JSON object to PhotoForm's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsPhotoForm = runtime.NewFields([]string{"photo"}, "photo")
-
-// mcpfileDescPhotoForm holds the x-mcp-file constraints of PhotoForm's file fields, in field order.
-var mcpfileDescPhotoForm = [...]runtime.Descriptor{
-	{Accept: []string{"image/png", "image/jpeg", "image/webp"}, MaxSize: 2097152}, // photo
-}
+// mcpfileObjectPhotoForm describes PhotoForm to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectPhotoForm = runtime.NewObject([]string{"photo"},
+	runtime.FileField{Key: "photo", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg", "image/webp"}, MaxSize: 2097152}},
+)
 
 // mcpfileTypePhotoForm is PhotoForm for its UnmarshalJSON, whose local type PhotoForm shadows it.
 type mcpfileTypePhotoForm = PhotoForm
@@ -150,28 +120,5 @@ type mcpfileTypePhotoForm = PhotoForm
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
 	// Without the methods of PhotoForm, so that encoding/json decodes it field by field.
 	type PhotoForm mcpfileTypePhotoForm
-	rest, err := runtime.ScanObject(b, mcpfileFieldsPhotoForm, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				return nil
-			}
-			x, err := runtime.DecodeJSON("photo", v, mcpfileDescPhotoForm[0])
-			if err != nil {
-				return err
-			}
-			t.Photo = x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*PhotoForm)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
 }

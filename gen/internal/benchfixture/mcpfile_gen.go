@@ -7,11 +7,11 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 1:
+// The runtime package must accept code generated for version 2:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 1)
-	_ = runtime.EnforceVersion(1 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
+	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
 )
 
 // If this fails to compile, Describe changed since mcpfilegen ran: run go generate.
@@ -75,14 +75,11 @@ const mcpfileSchemaDescribe = `{
   "description": "Describe is the input of a describe_image tool."
 }`
 
-// mcpfileFieldsDescribe matches the members of a JSON object to Describe's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsDescribe = runtime.NewFields([]string{"image", "prompt", "detail", "tags", "strict"}, "image")
-
-// mcpfileDescDescribe holds the x-mcp-file constraints of Describe's file fields, in field order.
-var mcpfileDescDescribe = [...]runtime.Descriptor{
-	{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 5242880}, // image
-}
+// mcpfileObjectDescribe describes Describe to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectDescribe = runtime.NewObject([]string{"image", "prompt", "detail", "tags", "strict"},
+	runtime.FileField{Key: "image", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 5242880}},
+)
 
 // mcpfileTypeDescribe is Describe for its UnmarshalJSON, whose local type Describe shadows it.
 type mcpfileTypeDescribe = Describe
@@ -92,28 +89,5 @@ type mcpfileTypeDescribe = Describe
 func (t *Describe) UnmarshalJSON(b []byte) error {
 	// Without the methods of Describe, so that encoding/json decodes it field by field.
 	type Describe mcpfileTypeDescribe
-	rest, err := runtime.ScanObject(b, mcpfileFieldsDescribe, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				return nil
-			}
-			x, err := runtime.DecodeJSON("image", v, mcpfileDescDescribe[0])
-			if err != nil {
-				return err
-			}
-			t.Image = x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*Describe)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectDescribe.Unmarshal(b, (*Describe)(t), runtime.Into(&t.Image))
 }

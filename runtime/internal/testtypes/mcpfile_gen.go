@@ -5,14 +5,13 @@ package testtypes
 import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
-	"strconv"
 )
 
-// The runtime package must accept code generated for version 1:
+// The runtime package must accept code generated for version 2:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 1)
-	_ = runtime.EnforceVersion(1 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
+	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
 )
 
 // If this fails to compile, BigArgs changed since mcpfilegen ran: run go generate.
@@ -44,14 +43,11 @@ const mcpfileSchemaBigArgs = `{
   "description": "BigArgs are the arguments of a tool that takes any file of up to 5 MiB, unsniffed."
 }`
 
-// mcpfileFieldsBigArgs matches the members of a JSON object to BigArgs's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsBigArgs = runtime.NewFields([]string{"blob"}, "blob")
-
-// mcpfileDescBigArgs holds the x-mcp-file constraints of BigArgs's file fields, in field order.
-var mcpfileDescBigArgs = [...]runtime.Descriptor{
-	{MaxSize: 5242880, NoSniff: true}, // blob
-}
+// mcpfileObjectBigArgs describes BigArgs to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectBigArgs = runtime.NewObject([]string{"blob"},
+	runtime.FileField{Key: "blob", Descriptor: runtime.Descriptor{MaxSize: 5242880, NoSniff: true}},
+)
 
 // mcpfileTypeBigArgs is BigArgs for its UnmarshalJSON, whose local type BigArgs shadows it.
 type mcpfileTypeBigArgs = BigArgs
@@ -61,30 +57,7 @@ type mcpfileTypeBigArgs = BigArgs
 func (t *BigArgs) UnmarshalJSON(b []byte) error {
 	// Without the methods of BigArgs, so that encoding/json decodes it field by field.
 	type BigArgs mcpfileTypeBigArgs
-	rest, err := runtime.ScanObject(b, mcpfileFieldsBigArgs, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				return nil
-			}
-			x, err := runtime.DecodeJSON("blob", v, mcpfileDescBigArgs[0])
-			if err != nil {
-				return err
-			}
-			t.Blob = x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*BigArgs)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), runtime.Into(&t.Blob))
 }
 
 // If this fails to compile, DocsArgs changed since mcpfilegen ran: run go generate.
@@ -134,14 +107,11 @@ const mcpfileSchemaDocsArgs = `{
   "description": "DocsArgs are the arguments of a tool that takes up to three documents with their file names."
 }`
 
-// mcpfileFieldsDocsArgs matches the members of a JSON object to DocsArgs's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsDocsArgs = runtime.NewFields([]string{"docs", "names"}, "docs")
-
-// mcpfileDescDocsArgs holds the x-mcp-file constraints of DocsArgs's file fields, in field order.
-var mcpfileDescDocsArgs = [...]runtime.Descriptor{
-	{Accept: []string{"application/pdf", "text/plain"}, MaxSize: 2048}, // docs
-}
+// mcpfileObjectDocsArgs describes DocsArgs to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectDocsArgs = runtime.NewObject([]string{"docs", "names"},
+	runtime.FileField{Key: "docs", MaxFiles: 3, Descriptor: runtime.Descriptor{Accept: []string{"application/pdf", "text/plain"}, MaxSize: 2048}},
+)
 
 // mcpfileTypeDocsArgs is DocsArgs for its UnmarshalJSON, whose local type DocsArgs shadows it.
 type mcpfileTypeDocsArgs = DocsArgs
@@ -151,43 +121,7 @@ type mcpfileTypeDocsArgs = DocsArgs
 func (t *DocsArgs) UnmarshalJSON(b []byte) error {
 	// Without the methods of DocsArgs, so that encoding/json decodes it field by field.
 	type DocsArgs mcpfileTypeDocsArgs
-	rest, err := runtime.ScanObject(b, mcpfileFieldsDocsArgs, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				t.Docs = nil
-				return nil
-			}
-			xs := []runtime.File{}
-			if _, err := runtime.ScanArray("docs", v, 3, func(j int, item []byte) error {
-				x, err := runtime.DecodeJSON("docs["+strconv.Itoa(j)+"]", item, mcpfileDescDocsArgs[0])
-				if err != nil {
-					return err
-				}
-				xs = append(xs, x)
-				return nil
-			}); err != nil {
-				return err
-			}
-			t.Docs = xs
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*DocsArgs)(t)); err != nil {
-			return err
-		}
-	}
-	for i := range t.Docs {
-		if i < len(t.Names) && t.Names[i] != "" {
-			t.Docs[i].Name = runtime.SanitizeName(t.Names[i])
-		}
-	}
-	return nil
+	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), runtime.IntoNamed(&t.Docs, &t.Names))
 }
 
 // If this fails to compile, ImageArgs changed since mcpfilegen ran: run go generate.
@@ -229,14 +163,11 @@ const mcpfileSchemaImageArgs = `{
   "description": "ImageArgs are the arguments of a tool that describes one small image."
 }`
 
-// mcpfileFieldsImageArgs matches the members of a JSON object to ImageArgs's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsImageArgs = runtime.NewFields([]string{"image", "detail"}, "image")
-
-// mcpfileDescImageArgs holds the x-mcp-file constraints of ImageArgs's file fields, in field order.
-var mcpfileDescImageArgs = [...]runtime.Descriptor{
-	{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 1024}, // image
-}
+// mcpfileObjectImageArgs describes ImageArgs to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectImageArgs = runtime.NewObject([]string{"image", "detail"},
+	runtime.FileField{Key: "image", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 1024}},
+)
 
 // mcpfileTypeImageArgs is ImageArgs for its UnmarshalJSON, whose local type ImageArgs shadows it.
 type mcpfileTypeImageArgs = ImageArgs
@@ -246,30 +177,7 @@ type mcpfileTypeImageArgs = ImageArgs
 func (t *ImageArgs) UnmarshalJSON(b []byte) error {
 	// Without the methods of ImageArgs, so that encoding/json decodes it field by field.
 	type ImageArgs mcpfileTypeImageArgs
-	rest, err := runtime.ScanObject(b, mcpfileFieldsImageArgs, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				return nil
-			}
-			x, err := runtime.DecodeJSON("image", v, mcpfileDescImageArgs[0])
-			if err != nil {
-				return err
-			}
-			t.Image = x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*ImageArgs)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectImageArgs.Unmarshal(b, (*ImageArgs)(t), runtime.Into(&t.Image))
 }
 
 // If this fails to compile, NestedForm changed since mcpfilegen ran: run go generate.
@@ -341,14 +249,11 @@ const mcpfileSchemaPhotoForm = `{
   "description": "PhotoForm is an elicitation form with one photo."
 }`
 
-// mcpfileFieldsPhotoForm matches the members of a JSON object to PhotoForm's file fields
-// as encoding/json matches members to fields.
-var mcpfileFieldsPhotoForm = runtime.NewFields([]string{"photo"}, "photo")
-
-// mcpfileDescPhotoForm holds the x-mcp-file constraints of PhotoForm's file fields, in field order.
-var mcpfileDescPhotoForm = [...]runtime.Descriptor{
-	{Accept: []string{"image/*"}, MaxSize: 2048}, // photo
-}
+// mcpfileObjectPhotoForm describes PhotoForm to its UnmarshalJSON: the members encoding/json
+// decodes into it, and its file fields with their x-mcp-file constraints.
+var mcpfileObjectPhotoForm = runtime.NewObject([]string{"photo"},
+	runtime.FileField{Key: "photo", Descriptor: runtime.Descriptor{Accept: []string{"image/*"}, MaxSize: 2048}},
+)
 
 // mcpfileTypePhotoForm is PhotoForm for its UnmarshalJSON, whose local type PhotoForm shadows it.
 type mcpfileTypePhotoForm = PhotoForm
@@ -358,28 +263,5 @@ type mcpfileTypePhotoForm = PhotoForm
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
 	// Without the methods of PhotoForm, so that encoding/json decodes it field by field.
 	type PhotoForm mcpfileTypePhotoForm
-	rest, err := runtime.ScanObject(b, mcpfileFieldsPhotoForm, func(i int, v []byte) error {
-		switch i {
-		case 0:
-			if runtime.IsNull(v) {
-				return nil
-			}
-			x, err := runtime.DecodeJSON("photo", v, mcpfileDescPhotoForm[0])
-			if err != nil {
-				return err
-			}
-			t.Photo = x
-			return nil
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if rest != nil {
-		if err := json.Unmarshal(rest, (*PhotoForm)(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
 }
