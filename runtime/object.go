@@ -118,53 +118,48 @@ func (o *Object) Unmarshal(b []byte, plain any, targets ...Target) error {
 
 // decode decodes val, the raw JSON value of f's member, into field.
 func (f *FileField) decode(field any, val []byte) error {
-	null := isNull(val)
 	switch p := field.(type) {
 	case *File:
-		if null {
-			return nil
-		}
-		x, err := DecodeJSON(f.Key, val, f.Descriptor)
-		if err != nil {
-			return err
-		}
-		*p = x
+		return decodeOne(f, val, p, DecodeJSON)
 	case *string:
-		if null {
-			return nil
-		}
-		x, err := ValidateJSON(f.Key, val, f.Descriptor)
-		if err != nil {
-			return err
-		}
-		*p = x
+		return decodeOne(f, val, p, ValidateJSON)
 	case **File:
-		if null {
-			*p = nil
-			return nil
-		}
-		x, err := DecodeJSON(f.Key, val, f.Descriptor)
-		if err != nil {
-			return err
-		}
-		*p = &x
+		return decodePointer(f, val, p, DecodeJSON)
 	case **string:
-		if null {
-			*p = nil
-			return nil
-		}
-		x, err := ValidateJSON(f.Key, val, f.Descriptor)
-		if err != nil {
-			return err
-		}
-		*p = &x
+		return decodePointer(f, val, p, ValidateJSON)
 	case *[]File:
 		return decodeItems(f, val, p, DecodeJSON)
 	case *[]string:
 		return decodeItems(f, val, p, ValidateJSON)
-	default:
-		return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a pointer to a file field", f.Key, field)
 	}
+	return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a pointer to a file field", f.Key, field)
+}
+
+// decodeOne decodes val into *field with one (DecodeJSON or ValidateJSON);
+// null leaves *field as it is.
+func decodeOne[T File | string](f *FileField, val []byte, field *T, one func(string, []byte, Descriptor) (T, error)) error {
+	if isNull(val) {
+		return nil
+	}
+	x, err := one(f.Key, val, f.Descriptor)
+	if err != nil {
+		return err
+	}
+	*field = x
+	return nil
+}
+
+// decodePointer is decodeOne for an optional field: null sets it to nil.
+func decodePointer[T File | string](f *FileField, val []byte, field **T, one func(string, []byte, Descriptor) (T, error)) error {
+	if isNull(val) {
+		*field = nil
+		return nil
+	}
+	x := new(T)
+	if err := decodeOne(f, val, x, one); err != nil {
+		return err
+	}
+	*field = x
 	return nil
 }
 
