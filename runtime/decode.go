@@ -112,21 +112,28 @@ func decode(arg string, uri []byte, d Descriptor, clean bool) (File, *Error) {
 	if err != nil {
 		return File{}, err
 	}
+	return decodePayload(arg, p.header, p.payload, d, clean)
+}
+
+// decodePayload decodes the payload of a URI whose header h passed the
+// checks, checks the content against h's media type and returns the File.
+func decodePayload(arg string, h header, payload []byte, d Descriptor, clean bool) (File, *Error) {
 	var data []byte
-	if p.base64 {
-		data, err = decodeBase64(arg, p.payload, d, clean)
+	var err *Error
+	if h.base64 {
+		data, err = decodeBase64(arg, payload, d, clean)
 	} else {
-		data, err = decodePercent(arg, p.payload, d)
+		data, err = decodePercent(arg, payload, d)
 	}
 	if err != nil {
 		return File{}, err
 	}
 	if !d.NoSniff {
-		if err := checkContent(arg, p.mediaType, data[:min(len(data), sniffLen)]); err != nil {
+		if err := checkContent(arg, h.mediaType, data[:min(len(data), sniffLen)]); err != nil {
 			return File{}, err
 		}
 	}
-	return File{MediaType: p.mediaType, Params: p.params, Name: p.name, Data: data}, nil
+	return File{MediaType: h.mediaType, Params: h.params, Name: h.name, Data: data}, nil
 }
 
 // parsed is a data: URI whose header passed the checks.
@@ -184,6 +191,20 @@ func base64Size(p []byte, lineBreaks bool) (n int64, raw, ok bool) {
 	return base64Len(l, last, prev)
 }
 
+// base64Checked is base64Size for the payload of argument arg, checked: a
+// length no base64 text has breaks RuleURIForm, and a decoded size over
+// d's limit RuleMaxSize.
+func base64Checked(arg string, p []byte, lineBreaks bool, d Descriptor) (n int64, raw bool, err *Error) {
+	n, raw, ok := base64Size(p, lineBreaks)
+	if !ok {
+		return 0, false, formError(arg, badBase64)
+	}
+	if limit := d.limit(); n > limit {
+		return 0, false, sizeError(arg, n, limit)
+	}
+	return n, raw, nil
+}
+
 // base64Len returns the decoded size of base64 text of l characters (line
 // breaks not counted) whose last two are prev and last.
 func base64Len(l int64, last, prev byte) (n int64, raw, ok bool) {
@@ -233,21 +254,14 @@ func decodeBase64(arg string, p []byte, d Descriptor, clean bool) ([]byte, *Erro
 	if !clean && hasLineBreak(p) {
 		// Rare: RFC 2045 line breaks. Strip them into a copy; the
 		// decoded size is checked before the copy is made.
-		n, _, ok := base64Size(p, true)
-		if !ok {
-			return nil, formError(arg, badBase64)
-		}
-		if limit := d.limit(); n > limit {
-			return nil, sizeError(arg, n, limit)
+		if _, _, err := base64Checked(arg, p, true, d); err != nil {
+			return nil, err
 		}
 		p = withoutLineBreaks(p)
 	}
-	n, raw, ok := base64Size(p, false)
-	if !ok {
-		return nil, formError(arg, badBase64)
-	}
-	if limit := d.limit(); n > limit {
-		return nil, sizeError(arg, n, limit)
+	n, raw, cerr := base64Checked(arg, p, false, d)
+	if cerr != nil {
+		return nil, cerr
 	}
 	enc := base64.StdEncoding
 	if raw {
@@ -360,12 +374,9 @@ func validate(arg string, uri []byte, d Descriptor, clean bool) *Error {
 // decoding it in chunks, and copies the first decoded bytes into prefix.
 func validateBase64(arg string, p []byte, d Descriptor, clean bool, prefix []byte) (int, *Error) {
 	if !clean && hasLineBreak(p) {
-		n, raw, ok := base64Size(p, true)
-		if !ok {
-			return 0, formError(arg, badBase64)
-		}
-		if limit := d.limit(); n > limit {
-			return 0, sizeError(arg, n, limit)
+		_, raw, cerr := base64Checked(arg, p, true, d)
+		if cerr != nil {
+			return 0, cerr
 		}
 		enc := stdbase64.StdEncoding
 		if raw {
@@ -383,12 +394,9 @@ func validateBase64(arg string, p []byte, d Descriptor, clean bool, prefix []byt
 		}
 		return k, nil
 	}
-	n, raw, ok := base64Size(p, false)
-	if !ok {
-		return 0, formError(arg, badBase64)
-	}
-	if limit := d.limit(); n > limit {
-		return 0, sizeError(arg, n, limit)
+	_, raw, err := base64Checked(arg, p, false, d)
+	if err != nil {
+		return 0, err
 	}
 	enc := base64.StdEncoding
 	if raw {

@@ -119,19 +119,5 @@ func decodeEscaped(arg string, s []byte, d Descriptor) (File, *Error) {
 		}
 		payload = append(payload, piece...)
 	}
-	var data []byte
-	if e.base64 {
-		data, err = decodeBase64(arg, payload, d, true)
-	} else {
-		data, err = decodePercent(arg, payload, d)
-	}
-	if err != nil {
-		return File{}, err
-	}
-	if !d.NoSniff {
-		if err := checkContent(arg, e.mediaType, data[:min(len(data), sniffLen)]); err != nil {
-			return File{}, err
-		}
-	}
-	return File{MediaType: e.mediaType, Params: e.params, Name: e.name, Data: data}, nil
+	return decodePayload(arg, e.header, payload, d, true)
 }
