@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // declaredTools lists bin's tools with the go-sdk client over stdio: what
@@ -43,15 +45,10 @@ func declaredTools(t *testing.T, bin string) map[string]string {
 // canonical re-encodes v with sorted keys.
 func canonical(t *testing.T, v any) string {
 	t.Helper()
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(mcptest.JSONValue(t, v))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = json.Marshal(x)
 	return string(b)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
@@ -95,8 +96,8 @@ func accept(photo string) *mcp.ElicitResult {
 var protocols = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
 
 func TestElicit(t *testing.T) {
-	good := dataURI("image/png", pngBytes(t, 2, 2))
-	tooBig := dataURI("image/png", append(pngBytes(t, 1, 1), make([]byte, 2048)...))
+	good := mcptest.DataURI("image/png", mcptest.PNG(t, 2, 2, false))
+	tooBig := mcptest.DataURI("image/png", append(mcptest.PNG(t, 1, 1, false), make([]byte, 2048)...))
 	notImage := "data:text/plain,hello"
 	tests := []struct {
 		name      string
@@ -123,12 +124,12 @@ func TestElicit(t *testing.T) {
 			t.Run(version+"/"+tt.name, func(t *testing.T) {
 				a := &answerer{answers: tt.answers}
 				var calls atomic.Int32
-				cs := connect(t, profileServer(&calls), &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
+				cs := mcptest.Connect(t, profileServer(&calls), &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
 				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_profile", Arguments: map[string]any{"displayName": "Mona"}})
 				if err != nil {
 					t.Fatalf("CallTool: %v", err)
 				}
-				text := textOf(t, res)
+				text := mcptest.Text(t, res)
 				if res.IsError != tt.isError || !strings.Contains(text, tt.want) {
 					t.Errorf("result isError=%v %q, want isError=%v containing %q", res.IsError, text, tt.isError, tt.want)
 				}
@@ -167,12 +168,12 @@ func TestElicit(t *testing.T) {
 func TestElicitUnsupported(t *testing.T) {
 	for _, version := range protocols {
 		t.Run(version, func(t *testing.T) {
-			cs := connect(t, profileServer(nil), nil, version) // no elicitation handler: no capability
+			cs := mcptest.Connect(t, profileServer(nil), nil, version) // no elicitation handler: no capability
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_profile", Arguments: map[string]any{"displayName": "Mona"}})
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
 			}
-			if text := textOf(t, res); !res.IsError || text != runtime.ErrElicitationUnsupported.Error() {
+			if text := mcptest.Text(t, res); !res.IsError || text != runtime.ErrElicitationUnsupported.Error() {
 				t.Errorf("result isError=%v %q, want the unsupported error", res.IsError, text)
 			}
 		})
@@ -183,13 +184,13 @@ func TestElicitNotFlat(t *testing.T) {
 	for _, version := range protocols {
 		t.Run(version, func(t *testing.T) {
 			a := &answerer{}
-			cs := connect(t, profileServer(nil), &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
+			cs := mcptest.Connect(t, profileServer(nil), &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nested", Arguments: map[string]any{"displayName": "Mona"}})
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
 			}
 			want := `runtime.Elicit: testtypes.NestedForm cannot be elicited: property "inner" has nested properties; a form is flat`
-			if text := textOf(t, res); !res.IsError || text != want {
+			if text := mcptest.Text(t, res); !res.IsError || text != want {
 				t.Errorf("result isError=%v %q, want %q", res.IsError, text, want)
 			}
 			if len(a.messages) != 0 {
@@ -203,7 +204,7 @@ func TestElicitNotFlat(t *testing.T) {
 // client without the SDK's retry loop would: the input request, the
 // requestState, a re-ask, and a retry without requestState.
 func TestElicitMultiRoundTripWire(t *testing.T) {
-	cs := connect(t, profileServer(nil), &mcp.ClientOptions{
+	cs := mcptest.Connect(t, profileServer(nil), &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return nil, errors.New("not called")
 		},
@@ -258,14 +259,14 @@ func TestElicitMultiRoundTripWire(t *testing.T) {
 
 	// The last try used up: the call fails.
 	res = call(mcp.InputResponseMap{"profile_photo": accept("https://example.com/me.png")}, "mcpfile.elicit/3/profile_photo")
-	if text := textOf(t, res); !res.IsError || !strings.Contains(text, "after 3 tries") {
+	if text := mcptest.Text(t, res); !res.IsError || !strings.Contains(text, "after 3 tries") {
 		t.Errorf("after the last try: isError=%v %q", res.IsError, text)
 	}
 
 	// A retry without requestState, as in the SEP's example, is the first answer.
-	good := dataURI("image/png", pngBytes(t, 3, 3))
+	good := mcptest.DataURI("image/png", mcptest.PNG(t, 3, 3, false))
 	res = call(mcp.InputResponseMap{"profile_photo": accept(good)}, "")
-	if text := textOf(t, res); res.IsError || !strings.Contains(text, `"action":"accept"`) || !strings.Contains(text, `"name":"Mona"`) {
+	if text := mcptest.Text(t, res); res.IsError || !strings.Contains(text, `"action":"accept"`) || !strings.Contains(text, `"name":"Mona"`) {
 		t.Errorf("good answer: isError=%v %q", res.IsError, text)
 	}
 }
@@ -273,8 +274,8 @@ func TestElicitMultiRoundTripWire(t *testing.T) {
 // TestElicitCheck rejects a valid file with the server's own check and
 // re-asks with its text.
 func TestElicitCheck(t *testing.T) {
-	small := dataURI("image/png", pngBytes(t, 2, 2))
-	large := dataURI("image/png", pngBytes(t, 20, 20))
+	small := mcptest.DataURI("image/png", mcptest.PNG(t, 2, 2, false))
+	large := mcptest.DataURI("image/png", mcptest.PNG(t, 20, 20, false))
 	for _, version := range protocols {
 		t.Run(version, func(t *testing.T) {
 			s := newServer()
@@ -294,12 +295,12 @@ func TestElicitCheck(t *testing.T) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(len(ans.Value.Photo.Data))}}}, nil, nil
 			})
 			a := &answerer{answers: []*mcp.ElicitResult{accept(small), accept(large)}}
-			cs := connect(t, s, &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
+			cs := mcptest.Connect(t, s, &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "checked", Arguments: map[string]any{"displayName": "Mona"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if text := textOf(t, res); res.IsError || len(a.messages) != 2 || !strings.Contains(a.messages[1], "That was not accepted: the photo must be at least 10 pixels wide") {
+			if text := mcptest.Text(t, res); res.IsError || len(a.messages) != 2 || !strings.Contains(a.messages[1], "That was not accepted: the photo must be at least 10 pixels wide") {
 				t.Errorf("isError=%v %q, messages %q", res.IsError, text, a.messages)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
@@ -99,13 +100,7 @@ func serveHTTP(t *testing.T, s *mcp.Server, limit int64, version string, opts *m
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: limit})
 	srv := httptest.NewServer(sizes.wrap(h))
 	t.Cleanup(srv.Close)
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
-	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs, sizes
+	return mcptest.Client(t, &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts, version), sizes
 }
 
 type digestOut struct {
@@ -132,7 +127,7 @@ func TestFiveMiBOverHTTP(t *testing.T) {
 			runtime.AddTool(s, &mcp.Tool{Name: "digest"}, digest)
 			cs, sizes := serveHTTP(t, s, limit, version, nil)
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "digest", Arguments: map[string]any{
-				"blob": dataURI("application/octet-stream", data),
+				"blob": mcptest.DataURI("application/octet-stream", data),
 			}})
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
@@ -148,12 +143,12 @@ func TestFiveMiBOverHTTP(t *testing.T) {
 
 			// One byte more is the runtime's clear error, not HTTP 413.
 			res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "digest", Arguments: map[string]any{
-				"blob": dataURI("application/octet-stream", append(data, 0)),
+				"blob": mcptest.DataURI("application/octet-stream", append(data, 0)),
 			}})
 			if err != nil {
 				t.Fatalf("CallTool with maxSize+1 bytes: %v", err)
 			}
-			if text := textOf(t, res); !res.IsError || !strings.Contains(text, "exceeds maxSize") {
+			if text := mcptest.Text(t, res); !res.IsError || !strings.Contains(text, "exceeds maxSize") {
 				t.Errorf("maxSize+1 bytes: isError=%v %q", res.IsError, text)
 			}
 		})
@@ -163,7 +158,7 @@ func TestFiveMiBOverHTTP(t *testing.T) {
 		runtime.AddTool(s, &mcp.Tool{Name: "digest"}, digest)
 		cs, _ := serveHTTP(t, s, 0, "", nil)
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "digest", Arguments: map[string]any{
-			"blob": dataURI("application/octet-stream", data),
+			"blob": mcptest.DataURI("application/octet-stream", data),
 		}})
 		if err == nil {
 			t.Error("the SDK's default 4 MiB limit let a 5 MiB file through; the derived limit is then pointless")
@@ -172,7 +167,7 @@ func TestFiveMiBOverHTTP(t *testing.T) {
 }
 
 func TestElicitOverHTTP(t *testing.T) {
-	good := dataURI("image/png", pngBytes(t, 2, 2))
+	good := mcptest.DataURI("image/png", mcptest.PNG(t, 2, 2, false))
 	for _, version := range protocols {
 		t.Run(version, func(t *testing.T) {
 			a := &answerer{answers: []*mcp.ElicitResult{accept("data:image/png;base64,AAAA"), accept(good)}}
@@ -185,7 +180,7 @@ func TestElicitOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
 			}
-			if text := textOf(t, res); res.IsError || !strings.Contains(text, `"action":"accept"`) || len(a.messages) != 2 {
+			if text := mcptest.Text(t, res); res.IsError || !strings.Contains(text, `"action":"accept"`) || len(a.messages) != 2 {
 				t.Errorf("isError=%v %q after %d asks", res.IsError, text, len(a.messages))
 			}
 		})

@@ -2,15 +2,13 @@ package runtime_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
@@ -18,17 +16,6 @@ import (
 // data: URI as a plain string, decoded by the handler.
 type sdkBigArgs struct {
 	Blob string `json:"blob"`
-}
-
-// decodeByHand is what an mcp.AddTool handler does without this package:
-// split the data: URI and decode its base64 payload with the standard
-// library.
-func decodeByHand(uri string) ([]byte, error) {
-	head, payload, ok := strings.Cut(uri, ",")
-	if !ok || !strings.HasPrefix(head, "data:") || !strings.HasSuffix(head, ";base64") {
-		return nil, errors.New("not a base64 data: URI")
-	}
-	return base64.StdEncoding.DecodeString(payload)
 }
 
 // BenchmarkToolCall5MiB measures a whole tools/call carrying a 5 MiB file
@@ -45,7 +32,7 @@ func decodeByHand(uri string) ([]byte, error) {
 func BenchmarkToolCall5MiB(b *testing.B) {
 	data := make([]byte, 5<<20)
 	_, _ = rand.NewChaCha8([32]byte{2}).Read(data)
-	args, _ := json.Marshal(map[string]string{"blob": dataURI("application/octet-stream", data)})
+	args, _ := json.Marshal(map[string]string{"blob": mcptest.DataURI("application/octet-stream", data)})
 
 	s := newServer()
 	runtime.AddTool(s, &mcp.Tool{Name: "mcpfile"}, func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
@@ -55,7 +42,7 @@ func BenchmarkToolCall5MiB(b *testing.B) {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "sdk"}, func(_ context.Context, _ *mcp.CallToolRequest, in sdkBigArgs) (*mcp.CallToolResult, any, error) {
-		d, err := decodeByHand(in.Blob)
+		d, err := mcptest.DecodeByHand(in.Blob)
 		if err != nil || len(d) != len(data) {
 			b.Fatalf("got %d bytes: %v", len(d), err)
 		}
@@ -97,7 +84,7 @@ func BenchmarkToolCall5MiB(b *testing.B) {
 func BenchmarkToolHandler5MiB(b *testing.B) {
 	data := make([]byte, 5<<20)
 	_, _ = rand.NewChaCha8([32]byte{2}).Read(data)
-	args, _ := json.Marshal(map[string]string{"blob": dataURI("application/octet-stream", data)})
+	args, _ := json.Marshal(map[string]string{"blob": mcptest.DataURI("application/octet-stream", data)})
 	h := runtime.HandlerFor(&mcp.Tool{Name: "mcpfile"}, func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
 		if len(in.Blob.Data) != len(data) {
 			b.Fatalf("got %d bytes", len(in.Blob.Data))

@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,61 +15,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// connect connects a client with opts to s over in-memory transports, on
-// protocol version (empty: the SDK's latest).
-func connect(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
-	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatalf("server Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
-	cs, err := c.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("client Connect: %v", err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
 func newServer() *mcp.Server {
 	return mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v1"}, nil)
-}
-
-// pngBytes returns a real, decodable w×h PNG.
-func pngBytes(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for x := range w {
-		img.Set(x, x%h, color.NRGBA{R: 200, A: 255})
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func dataURI(mediaType string, b []byte) string {
-	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(b)
-}
-
-// textOf returns the text of a result's single text content.
-func textOf(t *testing.T, res *mcp.CallToolResult) string {
-	t.Helper()
-	if len(res.Content) != 1 {
-		t.Fatalf("result has %d content blocks, want 1: %+v", len(res.Content), res.Content)
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		t.Fatalf("content is %T, want *mcp.TextContent", res.Content[0])
-	}
-	return tc.Text
 }
 
 type imageOut struct {
@@ -112,7 +60,7 @@ func fileServer() *mcp.Server {
 }
 
 func TestToolsListCarriesSchema(t *testing.T) {
-	cs := connect(t, fileServer(), nil, "")
+	cs := mcptest.Connect(t, fileServer(), nil, "")
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,11 +83,11 @@ func TestToolsListCarriesSchema(t *testing.T) {
 		}
 		// The output schema is inferred as mcp.AddTool infers it.
 		sdk := tools["sdk_"+name]
-		if d := diff(jsonValue(t, sdk.OutputSchema), jsonValue(t, tool.OutputSchema)); d != "" {
+		if d := diff(mcptest.JSONValue(t, sdk.OutputSchema), mcptest.JSONValue(t, tool.OutputSchema)); d != "" {
 			t.Errorf("%s outputSchema differs from mcp.AddTool's (-sdk +runtime):\n%s", name, d)
 		}
 	}
-	file := jsonValue(t, tools["describe"].InputSchema).(map[string]any)["properties"].(map[string]any)["image"].(map[string]any)["x-mcp-file"]
+	file := mcptest.JSONValue(t, tools["describe"].InputSchema).(map[string]any)["properties"].(map[string]any)["image"].(map[string]any)["x-mcp-file"]
 	if d := diff(map[string]any{"accept": []any{"image/png", "image/jpeg"}, "maxSize": 1024.0}, file); d != "" {
 		t.Errorf("x-mcp-file in tools/list (-want +got):\n%s", d)
 	}
@@ -153,49 +101,36 @@ func diff(want, got any) string {
 	return fmt.Sprintf("-%#v\n+%#v", want, got)
 }
 
-func jsonValue(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
-
 func TestCallValid(t *testing.T) {
-	cs := connect(t, fileServer(), nil, "")
-	img := pngBytes(t, 4, 3)
+	cs := mcptest.Connect(t, fileServer(), nil, "")
+	img := mcptest.PNG(t, 4, 3, false)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "describe", Arguments: map[string]any{
-		"image": dataURI("image/png", img), "detail": 2,
+		"image": mcptest.DataURI("image/png", img), "detail": 2,
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.IsError {
-		t.Fatalf("isError result: %s", textOf(t, res))
+		t.Fatalf("isError result: %s", mcptest.Text(t, res))
 	}
 	want := map[string]any{"mediaType": "image/png", "size": float64(len(img)), "detail": 2.0}
 	if d := diff(want, res.StructuredContent); d != "" {
 		t.Errorf("structuredContent (-want +got):\n%s", d)
 	}
 	var text map[string]any
-	if err := json.Unmarshal([]byte(textOf(t, res)), &text); err != nil || diff(want, text) != "" {
-		t.Errorf("text content = %q, want the structured content as JSON", textOf(t, res))
+	if err := json.Unmarshal([]byte(mcptest.Text(t, res)), &text); err != nil || diff(want, text) != "" {
+		t.Errorf("text content = %q, want the structured content as JSON", mcptest.Text(t, res))
 	}
 
 	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compare", Arguments: map[string]any{
-		"docs":  []string{"data:text/plain,hello%20world", dataURI("application/pdf", []byte("%PDF-1.4\n%%EOF\n"))},
+		"docs":  []string{"data:text/plain,hello%20world", mcptest.DataURI("application/pdf", []byte("%PDF-1.4\n%%EOF\n"))},
 		"names": []string{"a.txt", "b.pdf"},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.IsError {
-		t.Fatalf("isError result: %s", textOf(t, res))
+		t.Fatalf("isError result: %s", mcptest.Text(t, res))
 	}
 	want = map[string]any{"names": []any{"a.txt", "b.pdf"}, "sizes": []any{11.0, 15.0}}
 	if d := diff(want, res.StructuredContent); d != "" {
@@ -207,7 +142,7 @@ func TestCallValid(t *testing.T) {
 // and through mcp.AddTool: both must answer with the same isError result.
 func TestViolations(t *testing.T) {
 	big := bytes.Repeat([]byte{0}, 1025)
-	copy(big, pngBytes(t, 1, 1))
+	copy(big, mcptest.PNG(t, 1, 1, false))
 	tests := []struct {
 		name string
 		tool string
@@ -218,7 +153,7 @@ func TestViolations(t *testing.T) {
 		// whole value, file bytes included; runtime.AddTool does not.
 		sdkDiffers bool
 	}{
-		{"too big", "describe", map[string]any{"image": dataURI("image/png", big)}, "exceeds maxSize", false},
+		{"too big", "describe", map[string]any{"image": mcptest.DataURI("image/png", big)}, "exceeds maxSize", false},
 		{"wrong media type", "describe", map[string]any{"image": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "image/gif", false},
 		{"content not matching its type", "describe", map[string]any{"image": "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("not a png at all"))}, "'image'", false},
 		{"https URL", "describe", map[string]any{"image": "https://example.com/cat.png"}, "'image'", false},
@@ -226,10 +161,10 @@ func TestViolations(t *testing.T) {
 		{"broken URI", "describe", map[string]any{"image": "data:image/png;base64,%%%"}, "'image'", false},
 		{"no comma", "describe", map[string]any{"image": "data:image/png;base64"}, "'image'", false},
 		{"file not a string", "describe", map[string]any{"image": 5}, `validating "arguments": validating root: validating /properties/image: type: 5 has type "integer", want "string"`, false},
-		{"wrong type", "describe", map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1)), "detail": "high"}, `validating /properties/detail: type: high has type "string", want "integer"`, false},
+		{"wrong type", "describe", map[string]any{"image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false)), "detail": "high"}, `validating /properties/detail: type: high has type "string", want "integer"`, false},
 		{"missing required", "describe", map[string]any{"detail": 1}, `required: missing properties: ["image"]`, false},
-		{"unknown property", "describe", map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1)), "colour": "red"}, "colour", false},
-		{"case variant", "describe", map[string]any{"Image": dataURI("image/png", pngBytes(t, 1, 1))}, "Image", false},
+		{"unknown property", "describe", map[string]any{"image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false)), "colour": "red"}, "colour", false},
+		{"case variant", "describe", map[string]any{"Image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false))}, "Image", false},
 		// The SEP's words rather than the validator's maxItems text.
 		{"too many files", "compare", map[string]any{"docs": []string{"data:,a", "data:,b", "data:,c", "data:,d"}}, "Argument 'docs' exceeds maxFiles: received 4 files, limit is 3.", true},
 		{"file item not a string", "compare", map[string]any{"docs": []any{"data:,a", 7}}, `want "string"`, false},
@@ -239,14 +174,14 @@ func TestViolations(t *testing.T) {
 		{"file null", "describe", map[string]any{"image": nil}, `validating /properties/image: type: <invalid reflect.Value> has type "null", want "string"`, false},
 		{"arguments not an object", "describe", []int{1}, `validating "arguments": unmarshaling arguments: json: cannot unmarshal array into Go value of type map[string]interface {}`, true},
 	}
-	cs := connect(t, fileServer(), nil, "")
+	cs := mcptest.Connect(t, fileServer(), nil, "")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
 			if err != nil {
 				t.Fatalf("CallTool: %v (a violation must not be a JSON-RPC error)", err)
 			}
-			got := textOf(t, res)
+			got := mcptest.Text(t, res)
 			if !res.IsError {
 				t.Fatalf("result is not an error: %s", got)
 			}
@@ -261,7 +196,7 @@ func TestViolations(t *testing.T) {
 				t.Fatalf("CallTool sdk_%s: %v", tt.tool, err)
 			}
 			t.Logf("%s", got)
-			if want := textOf(t, sdk); (got != want) != tt.sdkDiffers || !sdk.IsError {
+			if want := mcptest.Text(t, sdk); (got != want) != tt.sdkDiffers || !sdk.IsError {
 				t.Errorf("runtime.AddTool answered\n\t%q\nmcp.AddTool answered\n\t%q", got, want)
 			}
 		})
@@ -273,7 +208,7 @@ func TestDefaultsReachDecoder(t *testing.T) {
 	runtime.AddTool(s, &mcp.Tool{Name: "d"}, func(_ context.Context, _ *mcp.CallToolRequest, in defaultsArgs) (*mcp.CallToolResult, defaultsArgs, error) {
 		return nil, in, nil
 	})
-	cs := connect(t, s, nil, "")
+	cs := mcptest.Connect(t, s, nil, "")
 	for _, tt := range []struct {
 		args any
 		want map[string]any
@@ -288,7 +223,7 @@ func TestDefaultsReachDecoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.IsError {
-			t.Fatalf("args %v: %s", tt.args, textOf(t, res))
+			t.Fatalf("args %v: %s", tt.args, mcptest.Text(t, res))
 		}
 		if d := diff(tt.want, res.StructuredContent); d != "" {
 			t.Errorf("args %v (-want +got):\n%s", tt.args, d)
@@ -307,18 +242,18 @@ func TestHandlerErrors(t *testing.T) {
 	runtime.AddTool(s, &mcp.Tool{Name: "content"}, func(context.Context, *mcp.CallToolRequest, imageArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hand-made"}}}, nil, nil
 	})
-	cs := connect(t, s, nil, "")
-	args := map[string]any{"image": dataURI("image/png", pngBytes(t, 1, 1))}
+	cs := mcptest.Connect(t, s, nil, "")
+	args := map[string]any{"image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false))}
 
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "fails", Arguments: args})
-	if err != nil || !res.IsError || textOf(t, res) != "the image is too dark" {
+	if err != nil || !res.IsError || mcptest.Text(t, res) != "the image is too dark" {
 		t.Errorf("fails: %+v, %v; want isError with the handler's text", res, err)
 	}
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "protocol", Arguments: args}); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("protocol: err = %v, want the handler's JSON-RPC error", err)
 	}
 	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "content", Arguments: args})
-	if err != nil || res.IsError || textOf(t, res) != "hand-made" || res.StructuredContent != nil {
+	if err != nil || res.IsError || mcptest.Text(t, res) != "hand-made" || res.StructuredContent != nil {
 		t.Errorf("content: %+v, %v; want the handler's content and no structured content (Out is any)", res, err)
 	}
 }
@@ -335,8 +270,8 @@ func TestAddToolPanics(t *testing.T) {
 // TestConcurrentCalls checks that one registered tool serves calls in
 // parallel (run with -race).
 func TestConcurrentCalls(t *testing.T) {
-	cs := connect(t, fileServer(), nil, "")
-	img := dataURI("image/png", pngBytes(t, 3, 3))
+	cs := mcptest.Connect(t, fileServer(), nil, "")
+	img := mcptest.DataURI("image/png", mcptest.PNG(t, 3, 3, false))
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
@@ -368,7 +303,7 @@ func TestAnyOutput(t *testing.T) {
 	}
 	runtime.AddTool(s, &mcp.Tool{Name: "mcpfile"}, h)
 	mcp.AddTool(s, &mcp.Tool{Name: "sdk"}, h)
-	cs := connect(t, s, nil, "")
+	cs := mcptest.Connect(t, s, nil, "")
 	for _, o := range []any{map[string]any{"n": 1, "s": "x"}, []int{1, 2}, nil} {
 		out = o
 		var got [2]*mcp.CallToolResult

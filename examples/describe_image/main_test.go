@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/internal/mcptest"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // The test binary doubles as the server: run as a subprocess with this

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpfile/mcpfile/examples/compare_documents/comparedocs"
-	"github.com/mcpfile/mcpfile/examples/internal/mcptest"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // minimalPDF is a tiny PDF with a page tree of two pages.

@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
-	"github.com/mcpfile/mcpfile/examples/internal/mcptest"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 func TestToolsList(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/internal/mcptest"
 	"github.com/mcpfile/mcpfile/examples/profile/profile"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // user answers elicitations from a script and records the messages.

@@ -3,10 +3,10 @@ package benchfixture
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
-	"strings"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // plainDescribe is Describe as a server without mcpfile declares it: the
@@ -17,16 +17,6 @@ type plainDescribe struct {
 	Detail int      `json:"detail,omitempty"`
 	Tags   []string `json:"tags,omitempty"`
 	Strict bool     `json:"strict,omitempty"`
-}
-
-// decodeByHand splits a base64 data: URI and decodes its payload with the
-// standard library, as such a server would.
-func decodeByHand(uri string) ([]byte, error) {
-	head, payload, ok := strings.Cut(uri, ",")
-	if !ok || !strings.HasPrefix(head, "data:") || !strings.HasSuffix(head, ";base64") {
-		return nil, errors.New("not a base64 data: URI")
-	}
-	return base64.StdEncoding.DecodeString(payload)
 }
 
 // benchArgs returns the arguments of a describe_image call whose image is
@@ -68,7 +58,7 @@ func BenchmarkUnmarshal5MiB(b *testing.B) {
 			if err := json.Unmarshal(args, &v); err != nil {
 				b.Fatal(err)
 			}
-			data, err := decodeByHand(v.Image)
+			data, err := mcptest.DecodeByHand(v.Image)
 			if err != nil || len(data) != n || v.Detail != 3 {
 				b.Fatal(err, len(data))
 			}

@@ -1,15 +1,19 @@
-// Package mcptest has the helpers the example servers' tests share: a go-sdk
-// client connected in memory or over streamable HTTP, and test files.
+// Package mcptest has the helpers the tests of the runtime and of the
+// example servers share: a go-sdk client connected in memory or over
+// streamable HTTP, results' text, and test files.
 package mcptest
 
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +31,7 @@ func Connect(t testing.TB, s *mcp.Server, opts *mcp.ClientOptions, version strin
 		t.Fatalf("server Connect: %v", err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	return connect(t, ct, opts, version)
+	return Client(t, ct, opts, version)
 }
 
 // ConnectHTTP serves s over streamable HTTP on 127.0.0.1 with request bodies
@@ -36,10 +40,12 @@ func ConnectHTTP(t testing.TB, s *mcp.Server, limit int64, opts *mcp.ClientOptio
 	t.Helper()
 	srv := httptest.NewServer(serve.Handler(s, limit))
 	t.Cleanup(srv.Close)
-	return connect(t, &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts, version)
+	return Client(t, &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts, version)
 }
 
-func connect(t testing.TB, tr mcp.Transport, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+// Client connects a go-sdk client with opts over tr, on protocol version
+// ("": the SDK's latest), and closes it when the test ends.
+func Client(t testing.TB, tr mcp.Transport, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "v1"}, opts)
 	cs, err := c.Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -61,11 +67,11 @@ func Call(t testing.TB, cs *mcp.ClientSession, tool string, args any) *mcp.CallT
 	return res
 }
 
-// Text returns the text of the result's first content block.
+// Text returns the text of the result's one content block, a text block.
 func Text(t testing.TB, res *mcp.CallToolResult) string {
 	t.Helper()
-	if len(res.Content) == 0 {
-		t.Fatalf("result has no content: %+v", res)
+	if len(res.Content) != 1 {
+		t.Fatalf("result has %d content blocks, want 1: %+v", len(res.Content), res.Content)
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
@@ -96,4 +102,30 @@ func PNG(t testing.TB, w, h int, noise bool) []byte {
 // DataURI is the base64 data: URI of b.
 func DataURI(mediaType string, b []byte) string {
 	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+// DecodeByHand is what a server without mcpfile does with a file argument
+// declared as a string: split the base64 data: URI and decode its payload
+// with the standard library. The benchmarks measure against it.
+func DecodeByHand(uri string) ([]byte, error) {
+	head, payload, ok := strings.Cut(uri, ",")
+	if !ok || !strings.HasPrefix(head, "data:") || !strings.HasSuffix(head, ";base64") {
+		return nil, errors.New("not a base64 data: URI")
+	}
+	return base64.StdEncoding.DecodeString(payload)
+}
+
+// JSONValue returns v as JSON sees it: marshalled, then unmarshalled into
+// an any (maps, slices, strings, float64s, bools and nils).
+func JSONValue(t testing.TB, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
