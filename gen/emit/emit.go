@@ -72,11 +72,11 @@ func File(p *model.Package) ([]byte, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	n := out.Len()
+	n := 0
 	for _, pc := range pieces {
 		n += len(pc.src) + 2
 	}
-	out.Grow(n - out.Len())
+	out.Grow(n)
 	for _, pc := range pieces {
 		out.WriteByte('\n')
 		out.Write(pc.src)
@@ -124,7 +124,12 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 	for _, pc := range pieces {
 		used = append(used, pc.imports...)
 	}
+	seen := map[string]bool{}
 	for _, pkg := range used {
+		if seen[pkg.Path()] {
+			continue
+		}
+		seen[pkg.Path()] = true
 		if err := head.use(pkg); err != nil {
 			return nil, nil, nil, fmt.Errorf("internal error: cannot import %s: %v", pkg.Path(), err)
 		}
