@@ -11,13 +11,12 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/sync/errgroup"
 
+	"github.com/mcpfile/mcpfile/gen/internal/par"
 	"github.com/mcpfile/mcpfile/gen/model"
 )
 
@@ -58,18 +57,14 @@ func File(p *model.Package) ([]byte, error) {
 	if err := f.Render(&out); err != nil { // formats
 		return nil, fmt.Errorf("internal error: generated invalid Go for package %s: %v", p.Name, err)
 	}
-	g := group()
-	for i := range pieces {
-		g.Go(func() error {
-			var buf bytes.Buffer
-			if err := decls(pieces[i].decls).RenderWithFile(&buf, f); err != nil { // formats
-				return fmt.Errorf("internal error: generated invalid Go for %s: %v", ts[i].Name, err)
-			}
-			pieces[i].src = bytes.TrimSpace(buf.Bytes())
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := par.Each(len(pieces), func(i int) error {
+		var buf bytes.Buffer
+		if err := decls(pieces[i].decls).RenderWithFile(&buf, f); err != nil { // formats
+			return fmt.Errorf("internal error: generated invalid Go for %s: %v", ts[i].Name, err)
+		}
+		pieces[i].src = bytes.TrimSpace(buf.Bytes())
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	n := 0
@@ -94,19 +89,15 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 	ts := slices.Clone(p.Types)
 	slices.SortFunc(ts, func(a, b *model.Type) int { return strings.Compare(a.Name, b.Name) })
 	pieces := make([]piece, len(ts))
-	g := group()
-	for i, t := range ts {
-		g.Go(func() error {
-			tw := &typeWriter{pkgPath: p.Path}
-			decls, err := typeDecls(tw, t)
-			if err != nil {
-				return fmt.Errorf("internal error: cannot generate %s: %v", t.Name, err)
-			}
-			pieces[i] = piece{decls: decls, imports: tw.imports}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := par.Each(len(ts), func(i int) error {
+		tw := &typeWriter{pkgPath: p.Path}
+		decls, err := typeDecls(tw, ts[i])
+		if err != nil {
+			return fmt.Errorf("internal error: cannot generate %s: %v", ts[i].Name, err)
+		}
+		pieces[i] = piece{decls: decls, imports: tw.imports}
+		return nil
+	}); err != nil {
 		return nil, nil, nil, err
 	}
 
@@ -156,14 +147,6 @@ func decls(ds []jen.Code) *jen.Statement {
 		s.Add(d)
 	}
 	return s
-}
-
-// group returns an errgroup that runs as many goroutines at once as there
-// are processors.
-func group() *errgroup.Group {
-	g := new(errgroup.Group)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	return g
 }
 
 // newFile starts the generated file of p, with the header line and the

@@ -6,16 +6,15 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/invopop/jsonschema"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/mcpfile/mcpfile/gen/internal/fields"
 	"github.com/mcpfile/mcpfile/gen/internal/infer"
+	"github.com/mcpfile/mcpfile/gen/internal/par"
 	"github.com/mcpfile/mcpfile/gen/tag"
 )
 
@@ -45,18 +44,13 @@ func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
 	objs := b.selectTypes(typeNames)
 	built := make([]*Type, len(objs))
 	errs := make([]ErrorList, len(objs))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, obj := range objs {
-		g.Go(func() error {
-			tb := *b
-			tb.errs = nil
-			built[i] = tb.buildType(obj)
-			errs[i] = tb.errs
-			return nil
-		})
-	}
-	g.Wait()
+	par.Each(len(objs), func(i int) error {
+		tb := *b
+		tb.errs = nil
+		built[i] = tb.buildType(objs[i])
+		errs[i] = tb.errs
+		return nil
+	})
 	for i, t := range built {
 		b.errs = append(b.errs, errs[i]...)
 		if t != nil {

@@ -15,13 +15,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/types"
-	"runtime"
 
 	"github.com/invopop/jsonschema"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/mcpfile/mcpfile/gen/internal/fields"
 	"github.com/mcpfile/mcpfile/gen/internal/infer"
+	"github.com/mcpfile/mcpfile/gen/internal/par"
 	"github.com/mcpfile/mcpfile/gen/model"
 )
 
@@ -38,24 +37,20 @@ type descriptor struct {
 // types; an error here is a bug in the generator.
 // The types are done in parallel.
 func Apply(p *model.Package) error {
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, t := range p.Types {
-		g.Go(func() error {
-			s, err := Build(p, t)
-			if err != nil {
-				return fmt.Errorf("internal error: building the schema of %s: %v", t.Name, err)
-			}
-			b, err := json.Marshal(s)
-			if err != nil {
-				return fmt.Errorf("internal error: marshalling the schema of %s: %v", t.Name, err)
-			}
-			t.Schema = b
-			t.Flat = flat(t, s)
-			return nil
-		})
-	}
-	return g.Wait()
+	return par.Each(len(p.Types), func(i int) error {
+		t := p.Types[i]
+		s, err := Build(p, t)
+		if err != nil {
+			return fmt.Errorf("internal error: building the schema of %s: %v", t.Name, err)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("internal error: marshalling the schema of %s: %v", t.Name, err)
+		}
+		t.Schema = b
+		t.Flat = flat(t, s)
+		return nil
+	})
 }
 
 // Build returns the schema of t, a type of p.
