@@ -103,40 +103,28 @@ func MaxRequestBytes(schemas ...json.RawMessage) int64 {
 // fileBytes returns the bytes the file members of one object following the
 // schema b take at most in a request, JSON punctuation included.
 func fileBytes(b json.RawMessage) (int64, error) {
-	type file struct {
-		MaxSize int64 `json:"maxSize"`
+	files, err := fileProperties(b)
+	if err != nil {
+		return 0, err
 	}
-	type prop struct {
-		File     *file  `json:"x-mcp-file"`
-		MaxItems *int64 `json:"maxItems"`
-		Items    *struct {
-			File *file `json:"x-mcp-file"`
-		} `json:"items"`
-	}
-	var s struct {
-		Properties map[string]prop `json:"properties"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return 0, fmt.Errorf("reading schema: %v", err)
-	}
-	names := make([]string, 0, len(s.Properties))
-	for name := range s.Properties {
+	names := make([]string, 0, len(files))
+	for name := range files {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	var total int64
 	for _, name := range names {
-		p := s.Properties[name]
+		p := files[name]
 		member := int64(len(name)) + 4 // quotes, colon, comma
-		switch {
-		case p.File != nil:
-			total = addSat(total, member+fileJSONBytes(sizeOf(p.File.MaxSize)))
-		case p.Items != nil && p.Items.File != nil:
-			if p.MaxItems == nil {
+		switch p.kind {
+		case fileScalar:
+			total = addSat(total, member+fileJSONBytes(sizeOf(p.d.MaxSize)))
+		case fileArray:
+			if p.maxItems == 0 {
 				return 0, fmt.Errorf("property %q is an array of files without maxItems (mcpfile tag maxFiles): no request limit follows from it", name)
 			}
-			each := fileJSONBytes(sizeOf(p.Items.File.MaxSize)) + 1 // and a comma
-			total = addSat(total, addSat(member+2, mulSat(*p.MaxItems, each)))
+			each := fileJSONBytes(sizeOf(p.d.MaxSize)) + 1 // and a comma
+			total = addSat(total, addSat(member+2, mulSat(int64(p.maxItems), each)))
 		}
 	}
 	return total, nil

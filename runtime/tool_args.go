@@ -16,20 +16,6 @@ import (
 // validates the same; the real value is checked by the generated decoder.
 const placeholder = `"data:,"`
 
-// fileKind says how a top-level property of an input schema carries files.
-type fileKind uint8
-
-const (
-	fileScalar fileKind = 1 + iota // the property carries x-mcp-file
-	fileArray                      // the property's items carry x-mcp-file
-)
-
-// fileProp is how a top-level property of an input schema carries files.
-type fileProp struct {
-	kind     fileKind
-	maxItems int // for fileArray: the schema's maxItems (maxFiles), 0 when none
-}
-
 // An argsChecker validates tool arguments against an input schema without
 // decoding file payloads, then hands them to the generated decoder.
 type argsChecker struct {
@@ -63,34 +49,6 @@ func newArgsChecker(what string, b json.RawMessage) (*argsChecker, error) {
 		return nil, err
 	}
 	return &argsChecker{what: what, resolved: r, files: files, hasDefaults: hasKey(generic, "default")}, nil
-}
-
-// fileProperties returns the top-level properties of the object schema b
-// that carry files: those with x-mcp-file and arrays whose items have it.
-func fileProperties(b []byte) (map[string]fileProp, error) {
-	type prop struct {
-		File  json.RawMessage `json:"x-mcp-file"`
-		Items *struct {
-			File json.RawMessage `json:"x-mcp-file"`
-		} `json:"items"`
-		MaxItems int `json:"maxItems"`
-	}
-	var s struct {
-		Properties map[string]prop `json:"properties"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, err
-	}
-	files := make(map[string]fileProp)
-	for name, p := range s.Properties {
-		switch {
-		case p.File != nil:
-			files[name] = fileProp{kind: fileScalar}
-		case p.Items != nil && p.Items.File != nil:
-			files[name] = fileProp{kind: fileArray, maxItems: p.MaxItems}
-		}
-	}
-	return files, nil
 }
 
 // hasKey reports whether key is a member name anywhere in the JSON value v.

@@ -165,21 +165,6 @@ func TestHasDefaults(t *testing.T) {
 	}
 }
 
-func TestFileProperties(t *testing.T) {
-	got, err := fileProperties([]byte(`{"type":"object","properties":{` +
-		`"a":{"type":"string","format":"uri","x-mcp-file":{}},` +
-		`"b":{"type":["null","array"],"items":{"type":"string","format":"uri","x-mcp-file":{"maxSize":3}}},` +
-		`"c":{"type":"array","items":{"type":"string"}},"d":{"type":"string"},` +
-		`"e":{"type":"array","maxItems":4,"items":{"type":"string","format":"uri","x-mcp-file":{}}}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]fileProp{"a": {kind: fileScalar}, "b": {kind: fileArray}, "e": {kind: fileArray, maxItems: 4}}
-	if !maps.Equal(got, want) {
-		t.Errorf("fileProperties = %v, want %v", got, want)
-	}
-}
-
 func TestWithDefaults(t *testing.T) {
 	c := &argsChecker{}
 	for _, tt := range []struct {
