@@ -5,9 +5,10 @@
 //
 // A generated UnmarshalJSON method is one call to [Object.Unmarshal], which
 // finds the file members of the JSON object, decodes each with [DecodeJSON]
-// (or checks it with [ValidateJSON], for a field kept as a string) and leaves
-// the other members to encoding/json; servers and tests can call [Decode],
-// [Validate] and [Encode] directly.
+// (or checks it with [ValidateJSON], for a field kept as a string) against
+// the x-mcp-file constraints of the type's schema, and leaves the other
+// members to encoding/json; servers and tests can call [Decode], [Validate]
+// and [Encode] directly.
 //
 // # What is accepted
 //

@@ -124,9 +124,14 @@ type describeArgs struct {
 	Names  []string       `json:"names,omitempty"`
 }
 
-var describeObject = runtime.NewObject([]string{"prompt", "images", "names"},
-	runtime.FileField{Key: "images", MaxFiles: 2, Descriptor: runtime.Descriptor{Accept: []string{"image/*"}}},
-)
+// describeSchema is its schema; the Object reads the file constraints from it.
+const describeSchema = `{"type":"object","properties":{
+	"prompt":{"type":"string"},
+	"images":{"type":"array","maxItems":2,"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/*"]}}},
+	"names":{"type":["null","array"],"items":{"type":"string"}}},
+	"required":["prompt","images"],"additionalProperties":false}`
+
+var describeObject = runtime.NewObject(describeSchema, []string{"prompt", "images", "names"}, "images")
 
 func (t *describeArgs) UnmarshalJSON(b []byte) error {
 	type plain describeArgs // without this method, for encoding/json

@@ -3,7 +3,9 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 )
 
 // This file is what a generated UnmarshalJSON method runs: it is one line
@@ -13,41 +15,88 @@ import (
 // compile.
 
 // Object describes a struct type to its generated UnmarshalJSON method: the
-// JSON member names encoding/json decodes into the struct and its file
-// fields with their constraints. Generated code builds one per type, with
-// [NewObject], in a package-level variable. An Object is immutable and safe
-// for concurrent use.
+// JSON member names encoding/json decodes into the struct, which of them are
+// file fields, and the struct's schema, whose x-mcp-file entries are the
+// constraints each file is checked against. Generated code builds one per
+// type, with [NewObject], in a package-level variable. Once built, an Object
+// is immutable and safe for concurrent use.
 type Object struct {
-	keys  *keyIndex
-	files []FileField
+	schema  string
+	names   []string // the file fields' member names, in the order of the targets
+	keys    *keyIndex
+	noSniff []string
+	files   func() ([]fileField, error) // read from schema on first use
 }
 
-// FileField is one file field of a struct type: its JSON member name and
-// what its mcpfile tag declares.
-type FileField struct {
-	// Key is the member name, as encoding/json matches it to the field; it
+// fileField is one file field of a struct type: its member name and the
+// constraints its schema property declares.
+type fileField struct {
+	// key is the member name, as encoding/json matches it to the field; it
 	// names the argument in errors ("docs", and "docs[2]" for an item).
-	Key string
+	key string
 
-	// MaxFiles is the largest number of items of a slice field; zero means
-	// no limit. It does not apply to a single file.
-	MaxFiles int
+	// array reports whether the property is an array of files, whose items
+	// carry the x-mcp-file entry; maxFiles is its maxItems, zero for none.
+	array    bool
+	maxFiles int
 
-	// Descriptor holds the x-mcp-file constraints each file is checked against.
-	Descriptor Descriptor
+	// d holds the x-mcp-file constraints each file is checked against.
+	d Descriptor
 }
 
-// NewObject returns the Object of a struct type. keys is every JSON member
-// name encoding/json decodes into the struct, in encoding/json's field order
-// (promoted fields included); files are its file fields, in the order in
+// NewObject returns the Object of a struct type. schema is the type's JSON
+// Schema, as generated; keys is every JSON member name encoding/json decodes
+// into the struct, in encoding/json's field order (promoted fields
+// included); files are the member names of its file fields, in the order in
 // which [Object.Unmarshal] takes their targets. A file key missing from keys
 // is treated as if it came last.
-func NewObject(keys []string, files ...FileField) *Object {
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f.Key
+//
+// The file fields' constraints are read from the schema, once, when the
+// Object is first used: each file field's property must carry x-mcp-file
+// (an array of files, in its items, with maxItems as the most files), and
+// every property that does must be one of files. Anything else is an
+// internal error of each [Object.Unmarshal]: the generated code was edited
+// or is out of date.
+func NewObject(schema string, keys []string, files ...string) *Object {
+	o := &Object{schema: schema, names: files, keys: newKeyIndex(keys, files...)}
+	o.files = sync.OnceValues(o.readSchema)
+	return o
+}
+
+// NoSniff turns the content check off for the named file fields (mcpfile
+// tag sniff=false), which a schema does not record, and returns o. It
+// modifies o: call it only where o is built, before o is used.
+func (o *Object) NoSniff(files ...string) *Object {
+	o.noSniff = append(o.noSniff, files...)
+	return o
+}
+
+// readSchema returns the file fields of o with their constraints.
+func (o *Object) readSchema() ([]fileField, error) {
+	props, err := fileProperties([]byte(o.schema))
+	if err != nil {
+		return nil, fmt.Errorf("mcpfile: internal error: %v: run go generate", err)
 	}
-	return &Object{keys: newKeyIndex(keys, names...), files: files}
+	files := make([]fileField, len(o.names))
+	for i, name := range o.names {
+		p, ok := props[name]
+		if !ok {
+			return nil, fmt.Errorf("mcpfile: internal error: file field %q has no x-mcp-file in the schema: run go generate", name)
+		}
+		delete(props, name)
+		files[i] = fileField{key: name, array: p.kind == fileArray, maxFiles: p.maxItems, d: p.d}
+	}
+	for name := range props {
+		return nil, fmt.Errorf("mcpfile: internal error: schema property %q has x-mcp-file but is not a file field: run go generate", name)
+	}
+	for _, name := range o.noSniff {
+		i := slices.Index(o.names, name)
+		if i < 0 {
+			return nil, fmt.Errorf("mcpfile: internal error: NoSniff names %q, which is not a file field: run go generate", name)
+		}
+		files[i].d.NoSniff = true
+	}
+	return files, nil
 }
 
 // FileKind is the set of Go types a file field can have: a decoded [File],
@@ -78,10 +127,10 @@ func IntoNamed[F File | *File | []File, N string | []string](field *F, names *N)
 
 // Unmarshal decodes the JSON object b into a struct, as encoding/json would,
 // except that it decodes each file member into its target and checks it
-// against its FileField's constraints. plain points to the struct as a
-// type without its UnmarshalJSON method, into which encoding/json decodes
-// every other member; targets are the struct's file fields, in the order
-// of the Object's files.
+// against the x-mcp-file constraints of its schema property. plain points
+// to the struct as a type without its UnmarshalJSON method, into which
+// encoding/json decodes every other member; targets are the struct's file
+// fields, in the order of the files given to [NewObject].
 //
 // The object is walked once, and a file member's value is read in place
 // (see [DecodeJSON]). As with encoding/json, a member that is absent leaves
@@ -92,11 +141,15 @@ func IntoNamed[F File | *File | []File, N string | []string](field *F, names *N)
 // [*Error], in the order of b, or encoding/json's error for the rest of
 // the object.
 func (o *Object) Unmarshal(b []byte, plain any, targets ...Target) error {
-	if len(targets) != len(o.files) {
-		return fmt.Errorf("mcpfile: internal error: %d targets for %d file fields: run go generate", len(targets), len(o.files))
+	files, err := o.files()
+	if err != nil {
+		return err
+	}
+	if len(targets) != len(files) {
+		return fmt.Errorf("mcpfile: internal error: %d targets for %d file fields: run go generate", len(targets), len(files))
 	}
 	rest, err := scanObject(b, o.keys, func(i int, val []byte) error {
-		return o.files[i].decode(targets[i].field, val)
+		return files[i].decode(targets[i].field, val)
 	})
 	if err != nil {
 		return err
@@ -109,7 +162,7 @@ func (o *Object) Unmarshal(b []byte, plain any, targets ...Target) error {
 	for i, t := range targets {
 		if t.names != nil {
 			if err := t.name(); err != nil {
-				return fmt.Errorf("mcpfile: internal error: field %q: %v", o.files[i].Key, err)
+				return fmt.Errorf("mcpfile: internal error: field %q: %v", files[i].key, err)
 			}
 		}
 	}
@@ -117,7 +170,17 @@ func (o *Object) Unmarshal(b []byte, plain any, targets ...Target) error {
 }
 
 // decode decodes val, the raw JSON value of f's member, into field.
-func (f *FileField) decode(field any, val []byte) error {
+func (f *fileField) decode(field any, val []byte) error {
+	switch field.(type) {
+	case *[]File, *[]string:
+		if !f.array {
+			return fmt.Errorf("mcpfile: internal error: field %q: target %T is a slice, but the schema's property is a single file: run go generate", f.key, field)
+		}
+	default:
+		if f.array {
+			return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a slice, but the schema's property is an array of files: run go generate", f.key, field)
+		}
+	}
 	switch p := field.(type) {
 	case *File:
 		return decodeOne(f, val, p, DecodeJSON)
@@ -132,16 +195,16 @@ func (f *FileField) decode(field any, val []byte) error {
 	case *[]string:
 		return decodeItems(f, val, p, ValidateJSON)
 	}
-	return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a pointer to a file field", f.Key, field)
+	return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a pointer to a file field", f.key, field)
 }
 
 // decodeOne decodes val into *field with one (DecodeJSON or ValidateJSON);
 // null leaves *field as it is.
-func decodeOne[T File | string](f *FileField, val []byte, field *T, one func(string, []byte, Descriptor) (T, error)) error {
+func decodeOne[T File | string](f *fileField, val []byte, field *T, one func(string, []byte, Descriptor) (T, error)) error {
 	if isNull(val) {
 		return nil
 	}
-	x, err := one(f.Key, val, f.Descriptor)
+	x, err := one(f.key, val, f.d)
 	if err != nil {
 		return err
 	}
@@ -150,7 +213,7 @@ func decodeOne[T File | string](f *FileField, val []byte, field *T, one func(str
 }
 
 // decodePointer is decodeOne for an optional field: null sets it to nil.
-func decodePointer[T File | string](f *FileField, val []byte, field **T, one func(string, []byte, Descriptor) (T, error)) error {
+func decodePointer[T File | string](f *fileField, val []byte, field **T, one func(string, []byte, Descriptor) (T, error)) error {
 	if isNull(val) {
 		*field = nil
 		return nil
@@ -166,14 +229,14 @@ func decodePointer[T File | string](f *FileField, val []byte, field **T, one fun
 // decodeItems decodes val, the raw JSON value of the slice field f, into a
 // new slice that replaces *field once every item passed; items are named
 // "key[i]" in errors.
-func decodeItems[T File | string](f *FileField, val []byte, field *[]T, one func(string, []byte, Descriptor) (T, error)) error {
+func decodeItems[T File | string](f *fileField, val []byte, field *[]T, one func(string, []byte, Descriptor) (T, error)) error {
 	if isNull(val) {
 		*field = nil
 		return nil
 	}
 	xs := []T{}
-	if _, err := scanArray(f.Key, val, f.MaxFiles, func(i int, item []byte) error {
-		x, err := one(f.Key+"["+strconv.Itoa(i)+"]", item, f.Descriptor)
+	if _, err := scanArray(f.key, val, f.maxFiles, func(i int, item []byte) error {
+		x, err := one(f.key+"["+strconv.Itoa(i)+"]", item, f.d)
 		if err != nil {
 			return err
 		}

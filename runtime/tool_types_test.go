@@ -40,9 +40,7 @@ var defaultsSchema = json.RawMessage(`{"type":"object","properties":{` +
 
 func (defaultsArgs) MCPSchema() json.RawMessage { return defaultsSchema }
 
-var defaultsObject = runtime.NewObject([]string{"note", "level"},
-	runtime.FileField{Key: "note", Descriptor: runtime.Descriptor{Accept: []string{"text/plain"}}},
-)
+var defaultsObject = runtime.NewObject(string(defaultsSchema), []string{"note", "level"}, "note")
 
 type plainDefaultsArgs defaultsArgs
 

@@ -42,8 +42,9 @@
 //     (an array of those for a slice). Use it as mcp.Tool.InputSchema, or
 //     register the tool with runtime.AddTool, which does.
 //   - func (t *T) UnmarshalJSON(b []byte) error, when T has file fields: one
-//     call to the runtime package (runtime.Object), given a table of T's
-//     member names and file fields, which decodes every other member as
+//     call to the runtime package (runtime.Object), given T's member names,
+//     which of them are files and T's schema, whose x-mcp-file entries are
+//     the constraints it enforces; it decodes every other member as
 //     encoding/json would and each file argument after checking its form,
 //     media type, size, content and count, and returns an error that names
 //     the argument ("documents[1]") and the rule broken. It copies each

@@ -11,19 +11,23 @@ import (
 
 // decoderDecls renders the decoder of a type with file fields:
 //
-//	var mcpfileObjectT = runtime.NewObject([]string{…every key…}, …one runtime.FileField per file field…)
+//	var mcpfileObjectT = runtime.NewObject(mcpfileSchemaT, []string{…every key…}, …each file key…)
+//
 //	type mcpfileTypeT = T
+//
 //	func (t *T) UnmarshalJSON(b []byte) error {
 //		type T mcpfileTypeT
 //		return mcpfileObjectT.Unmarshal(b, (*T)(t), runtime.Into(&t.Image), …)
 //	}
 //
 // The runtime scans the object once, decodes each file member into its
-// target and leaves the other members to encoding/json, which decodes them
+// target, checked against the x-mcp-file constraints it reads from the
+// schema, and leaves the other members to encoding/json, which decodes them
 // into the local type T: T's fields without T's methods, under T's name so
 // that encoding/json's errors read as they would without the method. The
 // generated file declares no struct type of its own, so nothing in it looks
-// like a type to generate for.
+// like a type to generate for. The file's head explains these names once
+// (helpersComment).
 func decoderDecls(t *model.Type) ([]jen.Code, error) {
 	files := t.Files()
 	targets := make([]jen.Code, len(files))
@@ -42,71 +46,44 @@ func decoderDecls(t *model.Type) ([]jen.Code, error) {
 }
 
 // The generated package-level names. No prefix is a prefix of another, so
-// that the names of two types cannot collide (schemaName is in schema.go).
+// that the names of two types cannot collide (schemaName is in schema.go,
+// structName in guard.go).
 func objectName(t *model.Type) string { return "mcpfileObject" + t.Name }
 func aliasName(t *model.Type) string  { return "mcpfileType" + t.Name }
 
-// objectVar renders the runtime.Object of t: the key table the runtime
-// matches object members with, and the file fields, one a line:
+// objectVar renders the runtime.Object of t, on one line: the schema, the
+// key table the runtime matches object members with, and the file fields'
+// keys, followed by the keys of those without a content check:
 //
-//	var mcpfileObjectT = runtime.NewObject([]string{"image", "prompt"},
-//		runtime.FileField{Key: "image", Descriptor: runtime.Descriptor{Accept: []string{"image/*"}, MaxSize: 5242880}},
-//	)
+//	var mcpfileObjectT = runtime.NewObject(mcpfileSchemaT, []string{"image", "scan", "prompt"}, "image", "scan").NoSniff("scan")
+//
+// The constraints are the schema's alone, so that what a client reads in
+// x-mcp-file is what the decoder enforces; the generated file does not
+// spell them out twice.
 func objectVar(t *model.Type, files []*model.Field) jen.Code {
 	keys := make([]jen.Code, len(t.Keys))
 	for i, k := range t.Keys {
 		keys[i] = jen.Lit(k)
 	}
-	args := []jen.Code{jen.Index().String().Values(keys...)}
+	args := []jen.Code{jen.Id(schemaName(t)), jen.Index().String().Values(keys...)}
+	var noSniff []jen.Code
 	for _, f := range files {
-		args = append(args, jen.Line().Add(fileField(f)))
-	}
-	args = append(args, jen.Line())
-	return comment(
-		objectName(t)+" describes "+t.Name+" to its UnmarshalJSON: the members encoding/json",
-		"decodes into it, and its file fields with their x-mcp-file constraints.",
-	).Var().Id(objectName(t)).Op("=").Qual(runtimePath, "NewObject").Call(args...)
-}
-
-// fileField renders one file field's runtime.FileField composite literal
-// on one line.
-func fileField(f *model.Field) *jen.Statement {
-	elems := []jen.Code{jen.Id("Key").Op(":").Lit(f.JSONName)}
-	if f.File.MaxFiles > 0 {
-		elems = append(elems, jen.Id("MaxFiles").Op(":").Lit(f.File.MaxFiles))
-	}
-	if d := descriptor(f.File); d != nil {
-		elems = append(elems, jen.Id("Descriptor").Op(":").Qual(runtimePath, "Descriptor").Values(d...))
-	}
-	return jen.Qual(runtimePath, "FileField").Values(elems...)
-}
-
-// descriptor returns the elements of a file's runtime.Descriptor composite
-// literal, nil when all are zero.
-func descriptor(f *model.File) []jen.Code {
-	var elems []jen.Code
-	if len(f.Accept) > 0 {
-		accept := make([]jen.Code, len(f.Accept))
-		for i, a := range f.Accept {
-			accept[i] = jen.Lit(a)
+		args = append(args, jen.Lit(f.JSONName))
+		if f.File.NoSniff {
+			noSniff = append(noSniff, jen.Lit(f.JSONName))
 		}
-		elems = append(elems, jen.Id("Accept").Op(":").Index().String().Values(accept...))
 	}
-	if f.MaxSize > 0 {
-		elems = append(elems, jen.Id("MaxSize").Op(":").Lit(int(f.MaxSize)))
+	v := jen.Var().Id(objectName(t)).Op("=").Qual(runtimePath, "NewObject").Call(args...)
+	if len(noSniff) > 0 {
+		v.Dot("NoSniff").Call(noSniff...)
 	}
-	if f.NoSniff {
-		elems = append(elems, jen.Id("NoSniff").Op(":").True())
-	}
-	return elems
+	return v
 }
 
 // aliasDecl renders the alias of T that its UnmarshalJSON declares the
 // method-less local T with.
 func aliasDecl(t *model.Type) jen.Code {
-	return comment(
-		aliasName(t) + " is " + t.Name + " for its UnmarshalJSON, whose local type " + t.Name + " shadows it.",
-	).Type().Id(aliasName(t)).Op("=").Id(t.Name)
+	return jen.Type().Id(aliasName(t)).Op("=").Id(t.Name)
 }
 
 // unmarshalMethod renders T's UnmarshalJSON, all on one line: a list that
@@ -118,9 +95,7 @@ func unmarshalMethod(t *model.Type, targets []jen.Code) jen.Code {
 		"each file argument and checks it against its x-mcp-file constraints.",
 	).Func().Params(jen.Id("t").Op("*").Id(t.Name)).Id("UnmarshalJSON").
 		Params(jen.Id("b").Index().Byte()).Error().Block(
-		comment(
-			"Without the methods of "+t.Name+", so that encoding/json decodes it field by field.",
-		).Type().Id(t.Name).Id(aliasName(t)),
+		jen.Type().Id(t.Name).Id(aliasName(t)),
 		jen.Return(jen.Id(objectName(t)).Dot("Unmarshal").Call(args...)),
 	)
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"go/types"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -23,7 +24,7 @@ import (
 // GenVersion is the version of the contract between generated code and the
 // runtime package that this emitter writes; the runtime accepts generated
 // code from runtime.MinGenVersion to runtime.GenVersion.
-const GenVersion = 2
+const GenVersion = 3
 
 const (
 	runtimePath = "github.com/mcpfile/mcpfile/runtime"
@@ -47,7 +48,8 @@ var (
 // in parallel (formatting is most of the emitter's time): gofmt puts exactly
 // one blank line between top-level declarations that start with a doc
 // comment, so the formatted pieces joined with one blank line are the bytes
-// format.Source gives for the whole file (TestPieces).
+// format.Source gives for the whole file (TestPieces). The schemas are not
+// formatted but spliced in (schemaConst).
 func File(p *model.Package) ([]byte, error) {
 	f, ts, pieces, err := plan(p)
 	if err != nil {
@@ -58,11 +60,18 @@ func File(p *model.Package) ([]byte, error) {
 		return nil, fmt.Errorf("internal error: generated invalid Go for package %s: %v", p.Name, err)
 	}
 	if err := par.Each(len(pieces), func(i int) error {
+		pc := &pieces[i]
+		ds := slices.Clone(pc.decls)
+		ds[pc.schemaAt] = pc.schema.placeholder()
 		var buf bytes.Buffer
-		if err := decls(pieces[i].decls).RenderWithFile(&buf, f); err != nil { // formats
+		if err := decls(ds).RenderWithFile(&buf, f); err != nil { // formats
 			return fmt.Errorf("internal error: generated invalid Go for %s: %v", ts[i].Name, err)
 		}
-		pieces[i].src = bytes.TrimSpace(buf.Bytes())
+		src, err := pc.schema.splice(bytes.TrimSpace(buf.Bytes()))
+		if err != nil {
+			return fmt.Errorf("internal error: %v", err)
+		}
+		pc.src = src
 		return nil
 	}); err != nil {
 		return nil, err
@@ -91,11 +100,12 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 	pieces := make([]piece, len(ts))
 	if err := par.Each(len(ts), func(i int) error {
 		tw := &typeWriter{pkgPath: p.Path}
-		decls, err := typeDecls(tw, ts[i])
+		pc, err := typeDecls(tw, ts[i])
 		if err != nil {
 			return fmt.Errorf("internal error: cannot generate %s: %v", ts[i].Name, err)
 		}
-		pieces[i] = piece{decls: decls, imports: tw.imports}
+		pc.imports = tw.imports
+		pieces[i] = pc
 		return nil
 	}); err != nil {
 		return nil, nil, nil, err
@@ -104,6 +114,8 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 	f := newFile(p)
 	head := &typeWriter{file: f, pkgPath: p.Path}
 	f.Add(versionGuard())
+	f.Line()
+	f.Add(helpersComment())
 	for _, g := range nestedGuards(head, ts) {
 		f.Line()
 		f.Add(g)
@@ -130,9 +142,11 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 
 // piece is the generated code of one type.
 type piece struct {
-	decls   []jen.Code
-	imports []*types.Package // named by decls, runtime and encoding/json aside
-	src     []byte           // decls, formatted
+	decls    []jen.Code
+	schemaAt int              // the index in decls of the schema's constant
+	schema   schemaConst      // its name and value
+	imports  []*types.Package // named by decls, runtime and encoding/json aside
+	src      []byte           // decls, formatted
 }
 
 // decls renders declarations one after the other, a blank line apart. The
@@ -159,22 +173,24 @@ func newFile(p *model.Package) *jen.File {
 	return f
 }
 
-// typeDecls returns the declarations generated for t, in output order.
-func typeDecls(tw *typeWriter, t *model.Type) ([]jen.Code, error) {
-	decls := []jen.Code{structGuard(tw, t)}
-	schema, err := schemaDecls(t)
+// typeDecls returns the piece of t: the declarations generated for it, in
+// output order, with its schema's constant.
+func typeDecls(tw *typeWriter, t *model.Type) (piece, error) {
+	method, schema, err := schemaDecls(t)
 	if err != nil {
-		return nil, err
+		return piece{}, err
 	}
-	decls = append(decls, schema...)
+	pc := piece{decls: append(structGuard(tw, t), method, schema.decl()), schema: schema}
+	pc.schemaAt = len(pc.decls) - 1
 	if len(t.Files()) == 0 {
-		return decls, nil
+		return pc, nil
 	}
 	dec, err := decoderDecls(t)
 	if err != nil {
-		return nil, err
+		return piece{}, err
 	}
-	return append(decls, dec...), nil
+	pc.decls = append(pc.decls, dec...)
+	return pc, nil
 }
 
 // versionGuard renders the constants that overflow, and so fail to compile,
@@ -197,6 +213,21 @@ func versionGuard() jen.Code {
 	)
 }
 
+// helpersComment renders, once in the file's head, what the unexported
+// names generated for each type are, so that each type's code does not
+// explain them again.
+func helpersComment() jen.Code {
+	return comment(
+		"For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must",
+		"still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has",
+		"mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members",
+		"encoding/json decodes into T, which of them are files, and the schema, whose",
+		"x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON",
+		"declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,",
+		"so that encoding/json decodes the other members field by field.",
+	)
+}
+
 // comment renders a comment of one line per argument, above what follows it.
 func comment(lines ...string) *jen.Statement {
 	s := jen.Null()
@@ -206,15 +237,14 @@ func comment(lines ...string) *jen.Statement {
 	return s
 }
 
-// rawString renders s as a raw string literal when it can be one (no
-// backquote, no carriage return, no control character but tab and newline,
-// valid UTF-8) and as an interpreted one otherwise. Jennifer has no raw string
-// construct, so the literal is written as a token.
-func rawString(s string) jen.Code {
+// literal returns s as a Go string literal: a raw one when it can be one
+// (no backquote, no carriage return, no control character but tab and
+// newline, valid UTF-8), an interpreted one otherwise.
+func literal(s string) string {
 	if !canBeRaw(s) {
-		return jen.Lit(s)
+		return strconv.Quote(s)
 	}
-	return jen.Op("`" + s + "`")
+	return "`" + s + "`"
 }
 
 func canBeRaw(s string) bool {

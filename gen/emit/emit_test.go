@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,17 +72,13 @@ func TestFileCompiles(t *testing.T) {
 		"func (Plain) MCPSchema() json.RawMessage",
 		"func (Upload) MCPSchema() json.RawMessage",
 		"func (t *Upload) UnmarshalJSON(b []byte) error",
-		"\truntime.FileField{Key: \"image\", Descriptor: runtime.Descriptor{Accept: []string{\"image/png\", \"image/*\"}, MaxSize: 5242880}},\n",
-		"\truntime.FileField{Key: \"cover\", Descriptor: runtime.Descriptor{NoSniff: true}},\n",
-		"\truntime.FileField{Key: \"docs\", MaxFiles: 3},\n",
-		"\truntime.FileField{Key: \"uri\", Descriptor: runtime.Descriptor{Accept: []string{\".pdf\"}}},\n",
-		"\truntime.FileField{Key: \"opt_uri\"},\n",
-		"\truntime.FileField{Key: \"uris\", MaxFiles: 2},\n",
+		"var mcpfileObjectUpload = runtime.NewObject(mcpfileSchemaUpload, []string{\"image\", \"cover\", \"cover_name\", \"docs\", \"doc_names\", \"uri\", \"opt_uri\", \"uris\", \"detail\"}, " +
+			"\"image\", \"cover\", \"docs\", \"uri\", \"opt_uri\", \"uris\").NoSniff(\"cover\")\n",
 		"\treturn mcpfileObjectUpload.Unmarshal(b, (*Upload)(t), runtime.Into(&t.Image), runtime.IntoNamed(&t.Cover, &t.CoverName), " +
 			"runtime.IntoNamed(&t.Docs, &t.DocNames), runtime.Into(&t.URI), runtime.Into(&t.OptURI), runtime.Into(&t.URIs))\n",
 		"\thidden    int\n",
-		"_ = runtime.EnforceVersion(runtime.GenVersion - 2)",
-		"_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)",
+		"_ = runtime.EnforceVersion(runtime.GenVersion - 3)",
+		"_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)",
 	} {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("output lacks %q", want)
@@ -120,10 +117,21 @@ func TestStructGuard(t *testing.T) {
 	} {
 		variants["guard_"+name] = map[string]string{"g.go": changed, "mcpfile_gen.go": string(src)}
 	}
+	lines := strings.Split(string(src), "\n")
 	for dir, pkg := range loadOverlays(t, variants) {
 		found := false
 		for _, e := range pkg.Errors {
-			found = found || strings.Contains(e.Msg, "as T value in variable declaration")
+			if !strings.Contains(e.Msg, "cannot use mcpfileStructT{} (value of struct type mcpfileStructT) as T value in variable declaration") {
+				continue
+			}
+			found = true
+			// The error is on the line under the comment that says what to do.
+			_, pos, _ := strings.Cut(e.Error(), "mcpfile_gen.go:")
+			line, _, _ := strings.Cut(pos, ":")
+			if n, err := strconv.Atoi(line); err != nil || n < 2 || n > len(lines) ||
+				!strings.HasPrefix(lines[n-2], "// If this fails to compile, T changed since mcpfilegen ran") {
+				t.Errorf("%s: the guard's error %v is not under its comment", dir, e)
+			}
 		}
 		if !found {
 			t.Errorf("%s: after the change, errors = %v, want the guard's", dir, pkg.Errors)
@@ -143,7 +151,7 @@ func TestNestedGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"var _ P = struct {", "var _ Q = struct {", "var _ T = struct {"} {
+	for _, want := range []string{"var _ P = mcpfileStructP{}\n", "var _ Q = mcpfileStructQ{}\n", "var _ T = mcpfileStructT{}\n"} {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -162,7 +170,7 @@ func TestNestedGuard(t *testing.T) {
 	for dir, typ := range map[string]string{"nested_p": "P", "nested_q": "Q"} {
 		found := false
 		for _, e := range pkgs[dir].Errors {
-			found = found || strings.Contains(e.Msg, "as "+typ+" value in variable declaration")
+			found = found || strings.Contains(e.Msg, "cannot use mcpfileStruct"+typ+"{} (value of struct type mcpfileStruct"+typ+") as "+typ+" value in variable declaration")
 		}
 		if !found {
 			t.Errorf("%s: after the change, errors = %v, want %s's guard", dir, pkgs[dir].Errors, typ)
@@ -284,6 +292,9 @@ type T%[1]d struct {
 	Text  map[string]*text.Template `+"`"+`json:"-"`+"`"+`
 	P     unsafe.Pointer         `+"`"+`json:"-"`+"`"+`
 }
+
+// U%[1]d has no file field.
+type U%[1]d struct{ N int }
 `, i)
 	}
 	pkg := load(t, "pieces", map[string]string{"pieces.go": src.String()})
@@ -292,6 +303,15 @@ type T%[1]d struct {
 		"Files": {Kind: model.KindFileSlice, MaxFiles: 2},
 	}
 	p := buildModel(t, pkg, files)
+	// Schemas that span lines, as a raw string or, with a backquote, an
+	// interpreted one, spliced in after formatting.
+	for i, mt := range p.Types {
+		desc := "Type " + mt.Name + "."
+		if i%3 == 0 {
+			desc = "Type `" + mt.Name + "`."
+		}
+		mt.Schema = []byte(`{"type":"object","properties":{"n":{"type":"integer"}},"description":"` + desc + `"}`)
+	}
 	want, err := emit.Whole(p)
 	if err != nil {
 		t.Fatal(err)

@@ -11,29 +11,49 @@ import (
 	"github.com/mcpfile/mcpfile/gen/model"
 )
 
-// structGuard renders the assignment that fails to compile once t no longer
-// is the struct the code was generated for:
+// structGuard renders the declarations that fail to compile once t no
+// longer is the struct the code was generated for:
 //
-//	var _ T = struct {
+//	var _ T = mcpfileStructT{}
+//
+//	type mcpfileStructT = struct {
 //		Image runtime.File `json:"image" mcpfile:"accept=image/*"`
-//	}{}
+//	}
 //
-// A struct literal's value is assignable to T only if T's underlying type is
-// identical to the literal's: same fields in the same order, same names,
-// types, embedding and tags (a conversion would ignore tags, an assignment
-// does not). Unexported and embedded fields are spelled as in the source,
-// which compiles since the guard lives in T's package.
-func structGuard(tw *typeWriter, t *model.Type) jen.Code {
+// A value of the struct type is assignable to T only if T's underlying
+// type is identical to it: same fields in the same order, same names, types,
+// embedding and tags (a conversion would ignore tags, an assignment does
+// not). Unexported and embedded fields are spelled as in the source, which
+// compiles since the guard lives in T's package. The compiler reports the
+// assignment, under the comment that says what to do. The struct is
+// declared apart rather than as the literal struct{…}{}: the formatter
+// measures a value that spans lines by printing it once more.
+func structGuard(tw *typeWriter, t *model.Type) []jen.Code {
 	fields := make([]jen.Code, len(t.Fields))
 	for i, f := range t.Fields {
 		fields[i] = tw.field(f.GoName, f.Type, f.Embedded, f.Tag)
 	}
-	return comment(
-		"If this fails to compile, " + t.Name + " changed since mcpfilegen ran: run go generate.",
-	).Var().Id("_").Id(t.Name).Op("=").Struct(fields...).Values()
+	return guard(t.Name, jen.Struct(fields...), jen.Id(t.Name))
 }
 
-// nestedGuards renders a guard like structGuard's for each struct type of
+// guard renders the staleness guard of the struct type named name, which
+// typ denotes in the generated file and whose fields st spells.
+func guard(name string, st, typ jen.Code) []jen.Code {
+	alias := structName(name)
+	return []jen.Code{
+		comment(
+			"If this fails to compile, " + name + " changed since mcpfilegen ran: run go generate.",
+		).Var().Id("_").Add(typ).Op("=").Id(alias).Values(),
+		jen.Type().Id(alias).Op("=").Add(st),
+	}
+}
+
+// structName is the name of the alias of the struct type named name, as
+// guard declares it.
+func structName(name string) string { return "mcpfileStruct" + name }
+
+// nestedGuards renders a guard like structGuard's, declarations in output
+// order, for each struct type of
 // the package that the fields of the selected types reach, through
 // pointers, slices, maps, embedding and other structs: their schemas are
 // part of the selected types'. Types of other packages are not guarded.
@@ -81,11 +101,9 @@ func nestedGuards(tw *typeWriter, selected []*model.Type) []jen.Code {
 		}
 	}
 	slices.SortFunc(found, func(a, b *types.Named) int { return strings.Compare(a.String(), b.String()) })
-	guards := make([]jen.Code, len(found))
-	for i, n := range found {
-		guards[i] = comment(
-			"If this fails to compile, " + n.Obj().Name() + " changed since mcpfilegen ran: run go generate.",
-		).Var().Id("_").Add(tw.typ(n)).Op("=").Add(tw.struct_(n.Underlying().(*types.Struct))).Values()
+	var guards []jen.Code
+	for _, n := range found {
+		guards = append(guards, guard(n.Obj().Name(), tw.struct_(n.Underlying().(*types.Struct)), tw.typ(n))...)
 	}
 	return guards
 }
@@ -125,7 +143,7 @@ func (w *typeWriter) field(name string, typ types.Type, embedded bool, tag strin
 	}
 	s.Add(w.typ(typ))
 	if tag != "" {
-		s.Add(rawString(tag))
+		s.Op(literal(tag)) // jennifer has no raw string construct: the literal is a token
 	}
 	return s
 }

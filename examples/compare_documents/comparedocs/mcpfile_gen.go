@@ -7,18 +7,28 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 2:
+// The runtime package must accept code generated for version 3:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
-	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 3)
+	_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)
 )
 
+// For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must
+// still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has
+// mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
+// encoding/json decodes into T, which of them are files, and the schema, whose
+// x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
+// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
+// so that encoding/json decodes the other members field by field.
+
 // If this fails to compile, Args changed since mcpfilegen ran: run go generate.
-var _ Args = struct {
+var _ Args = mcpfileStructArgs{}
+
+type mcpfileStructArgs = struct {
 	Documents []runtime.File `json:"documents" mcpfile:"accept=application/pdf|text/plain|text/markdown|.pdf|.txt|.md,maxSize=2MiB,maxFiles=5,filename=names"`
 	Names     []string       `json:"names,omitempty"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of Args, computed by mcpfilegen,
 // for mcp.Tool.InputSchema.
@@ -67,19 +77,13 @@ const mcpfileSchemaArgs = `{
   "description": "Args are the arguments of the compare_documents tool."
 }`
 
-// mcpfileObjectArgs describes Args to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectArgs = runtime.NewObject([]string{"documents", "names"},
-	runtime.FileField{Key: "documents", MaxFiles: 5, Descriptor: runtime.Descriptor{Accept: []string{"application/pdf", "text/plain", "text/markdown", ".pdf", ".txt", ".md"}, MaxSize: 2097152}},
-)
+var mcpfileObjectArgs = runtime.NewObject(mcpfileSchemaArgs, []string{"documents", "names"}, "documents")
 
-// mcpfileTypeArgs is Args for its UnmarshalJSON, whose local type Args shadows it.
 type mcpfileTypeArgs = Args
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Args) UnmarshalJSON(b []byte) error {
-	// Without the methods of Args, so that encoding/json decodes it field by field.
 	type Args mcpfileTypeArgs
 	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), runtime.IntoNamed(&t.Documents, &t.Names))
 }

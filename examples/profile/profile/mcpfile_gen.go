@@ -7,18 +7,28 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 2:
+// The runtime package must accept code generated for version 3:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
-	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 3)
+	_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)
 )
 
+// For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must
+// still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has
+// mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
+// encoding/json decodes into T, which of them are files, and the schema, whose
+// x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
+// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
+// so that encoding/json decodes the other members field by field.
+
 // If this fails to compile, Args changed since mcpfilegen ran: run go generate.
-var _ Args = struct {
+var _ Args = mcpfileStructArgs{}
+
+type mcpfileStructArgs = struct {
 	DisplayName string        `json:"displayName"`
 	Photo       *runtime.File `json:"photo,omitempty" mcpfile:"accept=image/png|image/jpeg|image/webp,maxSize=2MiB"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of Args, computed by mcpfilegen,
 // for mcp.Tool.InputSchema or an elicitation's requestedSchema.
@@ -54,27 +64,23 @@ const mcpfileSchemaArgs = `{
   "description": "Args are the arguments of the create_profile tool."
 }`
 
-// mcpfileObjectArgs describes Args to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectArgs = runtime.NewObject([]string{"displayName", "photo"},
-	runtime.FileField{Key: "photo", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg", "image/webp"}, MaxSize: 2097152}},
-)
+var mcpfileObjectArgs = runtime.NewObject(mcpfileSchemaArgs, []string{"displayName", "photo"}, "photo")
 
-// mcpfileTypeArgs is Args for its UnmarshalJSON, whose local type Args shadows it.
 type mcpfileTypeArgs = Args
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Args) UnmarshalJSON(b []byte) error {
-	// Without the methods of Args, so that encoding/json decodes it field by field.
 	type Args mcpfileTypeArgs
 	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), runtime.Into(&t.Photo))
 }
 
 // If this fails to compile, PhotoForm changed since mcpfilegen ran: run go generate.
-var _ PhotoForm = struct {
+var _ PhotoForm = mcpfileStructPhotoForm{}
+
+type mcpfileStructPhotoForm = struct {
 	Photo runtime.File `json:"photo" jsonschema:"Profile photo" mcpfile:"accept=image/png|image/jpeg|image/webp,maxSize=2MiB"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of PhotoForm, computed by mcpfilegen,
 // for mcp.Tool.InputSchema or an elicitation's requestedSchema.
@@ -106,19 +112,13 @@ const mcpfileSchemaPhotoForm = `{
   "description": "PhotoForm is the form create_profile shows the user when the call has no photo: one file field."
 }`
 
-// mcpfileObjectPhotoForm describes PhotoForm to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectPhotoForm = runtime.NewObject([]string{"photo"},
-	runtime.FileField{Key: "photo", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg", "image/webp"}, MaxSize: 2097152}},
-)
+var mcpfileObjectPhotoForm = runtime.NewObject(mcpfileSchemaPhotoForm, []string{"photo"}, "photo")
 
-// mcpfileTypePhotoForm is PhotoForm for its UnmarshalJSON, whose local type PhotoForm shadows it.
 type mcpfileTypePhotoForm = PhotoForm
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
-	// Without the methods of PhotoForm, so that encoding/json decodes it field by field.
 	type PhotoForm mcpfileTypePhotoForm
 	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
 }

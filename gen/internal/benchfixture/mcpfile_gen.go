@@ -7,21 +7,31 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 2:
+// The runtime package must accept code generated for version 3:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
-	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 3)
+	_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)
 )
 
+// For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must
+// still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has
+// mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
+// encoding/json decodes into T, which of them are files, and the schema, whose
+// x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
+// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
+// so that encoding/json decodes the other members field by field.
+
 // If this fails to compile, Describe changed since mcpfilegen ran: run go generate.
-var _ Describe = struct {
+var _ Describe = mcpfileStructDescribe{}
+
+type mcpfileStructDescribe = struct {
 	Image  runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB"`
 	Prompt string       `json:"prompt"`
 	Detail int          `json:"detail,omitempty"`
 	Tags   []string     `json:"tags,omitempty"`
 	Strict bool         `json:"strict,omitempty"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of Describe, computed by mcpfilegen,
 // for mcp.Tool.InputSchema.
@@ -75,19 +85,13 @@ const mcpfileSchemaDescribe = `{
   "description": "Describe is the input of a describe_image tool."
 }`
 
-// mcpfileObjectDescribe describes Describe to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectDescribe = runtime.NewObject([]string{"image", "prompt", "detail", "tags", "strict"},
-	runtime.FileField{Key: "image", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 5242880}},
-)
+var mcpfileObjectDescribe = runtime.NewObject(mcpfileSchemaDescribe, []string{"image", "prompt", "detail", "tags", "strict"}, "image")
 
-// mcpfileTypeDescribe is Describe for its UnmarshalJSON, whose local type Describe shadows it.
 type mcpfileTypeDescribe = Describe
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Describe) UnmarshalJSON(b []byte) error {
-	// Without the methods of Describe, so that encoding/json decodes it field by field.
 	type Describe mcpfileTypeDescribe
 	return mcpfileObjectDescribe.Unmarshal(b, (*Describe)(t), runtime.Into(&t.Image))
 }

@@ -7,17 +7,27 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 2:
+// The runtime package must accept code generated for version 3:
 // if these constants overflow, update the mcpfile module or run go generate.
 const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 2)
-	_ = runtime.EnforceVersion(2 - runtime.MinGenVersion)
+	_ = runtime.EnforceVersion(runtime.GenVersion - 3)
+	_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)
 )
 
+// For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must
+// still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has
+// mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
+// encoding/json decodes into T, which of them are files, and the schema, whose
+// x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
+// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
+// so that encoding/json decodes the other members field by field.
+
 // If this fails to compile, BigArgs changed since mcpfilegen ran: run go generate.
-var _ BigArgs = struct {
+var _ BigArgs = mcpfileStructBigArgs{}
+
+type mcpfileStructBigArgs = struct {
 	Blob runtime.File `json:"blob" mcpfile:"maxSize=5MiB,sniff=false"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of BigArgs, computed by mcpfilegen,
 // for mcp.Tool.InputSchema or an elicitation's requestedSchema.
@@ -43,28 +53,24 @@ const mcpfileSchemaBigArgs = `{
   "description": "BigArgs are the arguments of a tool that takes any file of up to 5 MiB, unsniffed."
 }`
 
-// mcpfileObjectBigArgs describes BigArgs to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectBigArgs = runtime.NewObject([]string{"blob"},
-	runtime.FileField{Key: "blob", Descriptor: runtime.Descriptor{MaxSize: 5242880, NoSniff: true}},
-)
+var mcpfileObjectBigArgs = runtime.NewObject(mcpfileSchemaBigArgs, []string{"blob"}, "blob").NoSniff("blob")
 
-// mcpfileTypeBigArgs is BigArgs for its UnmarshalJSON, whose local type BigArgs shadows it.
 type mcpfileTypeBigArgs = BigArgs
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *BigArgs) UnmarshalJSON(b []byte) error {
-	// Without the methods of BigArgs, so that encoding/json decodes it field by field.
 	type BigArgs mcpfileTypeBigArgs
 	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), runtime.Into(&t.Blob))
 }
 
 // If this fails to compile, DocsArgs changed since mcpfilegen ran: run go generate.
-var _ DocsArgs = struct {
+var _ DocsArgs = mcpfileStructDocsArgs{}
+
+type mcpfileStructDocsArgs = struct {
 	Docs  []runtime.File `json:"docs" mcpfile:"accept=application/pdf|text/plain,maxSize=2KiB,maxFiles=3,filename=names"`
 	Names []string       `json:"names,omitempty"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of DocsArgs, computed by mcpfilegen,
 // for mcp.Tool.InputSchema.
@@ -107,28 +113,24 @@ const mcpfileSchemaDocsArgs = `{
   "description": "DocsArgs are the arguments of a tool that takes up to three documents with their file names."
 }`
 
-// mcpfileObjectDocsArgs describes DocsArgs to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectDocsArgs = runtime.NewObject([]string{"docs", "names"},
-	runtime.FileField{Key: "docs", MaxFiles: 3, Descriptor: runtime.Descriptor{Accept: []string{"application/pdf", "text/plain"}, MaxSize: 2048}},
-)
+var mcpfileObjectDocsArgs = runtime.NewObject(mcpfileSchemaDocsArgs, []string{"docs", "names"}, "docs")
 
-// mcpfileTypeDocsArgs is DocsArgs for its UnmarshalJSON, whose local type DocsArgs shadows it.
 type mcpfileTypeDocsArgs = DocsArgs
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *DocsArgs) UnmarshalJSON(b []byte) error {
-	// Without the methods of DocsArgs, so that encoding/json decodes it field by field.
 	type DocsArgs mcpfileTypeDocsArgs
 	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), runtime.IntoNamed(&t.Docs, &t.Names))
 }
 
 // If this fails to compile, ImageArgs changed since mcpfilegen ran: run go generate.
-var _ ImageArgs = struct {
+var _ ImageArgs = mcpfileStructImageArgs{}
+
+type mcpfileStructImageArgs = struct {
 	Image  runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=1KiB"`
 	Detail int          `json:"detail,omitempty" jsonschema:"how detailed"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of ImageArgs, computed by mcpfilegen,
 // for mcp.Tool.InputSchema or an elicitation's requestedSchema.
@@ -163,29 +165,25 @@ const mcpfileSchemaImageArgs = `{
   "description": "ImageArgs are the arguments of a tool that describes one small image."
 }`
 
-// mcpfileObjectImageArgs describes ImageArgs to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectImageArgs = runtime.NewObject([]string{"image", "detail"},
-	runtime.FileField{Key: "image", Descriptor: runtime.Descriptor{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 1024}},
-)
+var mcpfileObjectImageArgs = runtime.NewObject(mcpfileSchemaImageArgs, []string{"image", "detail"}, "image")
 
-// mcpfileTypeImageArgs is ImageArgs for its UnmarshalJSON, whose local type ImageArgs shadows it.
 type mcpfileTypeImageArgs = ImageArgs
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *ImageArgs) UnmarshalJSON(b []byte) error {
-	// Without the methods of ImageArgs, so that encoding/json decodes it field by field.
 	type ImageArgs mcpfileTypeImageArgs
 	return mcpfileObjectImageArgs.Unmarshal(b, (*ImageArgs)(t), runtime.Into(&t.Image))
 }
 
 // If this fails to compile, NestedForm changed since mcpfilegen ran: run go generate.
-var _ NestedForm = struct {
+var _ NestedForm = mcpfileStructNestedForm{}
+
+type mcpfileStructNestedForm = struct {
 	Inner struct {
 		X string `json:"x"`
 	} `json:"inner"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of NestedForm, computed by mcpfilegen,
 // for mcp.Tool.InputSchema.
@@ -217,9 +215,11 @@ const mcpfileSchemaNestedForm = `{
 }`
 
 // If this fails to compile, PhotoForm changed since mcpfilegen ran: run go generate.
-var _ PhotoForm = struct {
+var _ PhotoForm = mcpfileStructPhotoForm{}
+
+type mcpfileStructPhotoForm = struct {
 	Photo runtime.File `json:"photo" jsonschema:"Profile photo" mcpfile:"accept=image/*,maxSize=2KiB"`
-}{}
+}
 
 // MCPSchema returns the JSON Schema of PhotoForm, computed by mcpfilegen,
 // for mcp.Tool.InputSchema or an elicitation's requestedSchema.
@@ -249,19 +249,13 @@ const mcpfileSchemaPhotoForm = `{
   "description": "PhotoForm is an elicitation form with one photo."
 }`
 
-// mcpfileObjectPhotoForm describes PhotoForm to its UnmarshalJSON: the members encoding/json
-// decodes into it, and its file fields with their x-mcp-file constraints.
-var mcpfileObjectPhotoForm = runtime.NewObject([]string{"photo"},
-	runtime.FileField{Key: "photo", Descriptor: runtime.Descriptor{Accept: []string{"image/*"}, MaxSize: 2048}},
-)
+var mcpfileObjectPhotoForm = runtime.NewObject(mcpfileSchemaPhotoForm, []string{"photo"}, "photo")
 
-// mcpfileTypePhotoForm is PhotoForm for its UnmarshalJSON, whose local type PhotoForm shadows it.
 type mcpfileTypePhotoForm = PhotoForm
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
-	// Without the methods of PhotoForm, so that encoding/json decodes it field by field.
 	type PhotoForm mcpfileTypePhotoForm
 	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
 }
