@@ -35,7 +35,7 @@ func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
 	}
 	b := &builder{pkg: pkg, explicit: len(typeNames) > 0}
 	b.readSyntax()
-	p := &Package{Name: pkg.Name, Path: pkg.PkgPath, Docs: b.fieldDocs}
+	p := &Package{Name: pkg.Name, Path: pkg.PkgPath}
 	if len(pkg.GoFiles) > 0 {
 		p.Dir = dirOf(pkg.GoFiles[0])
 	}
@@ -490,17 +490,25 @@ func (b *builder) resolveFilename(t *Type, f *Field) {
 
 // checkSchema runs the SDK's schema inference over the type, so that a type
 // it cannot express is reported here, with a position, and mcpfile tags below
-// the top level are found.
+// the top level are found. The schema it infers is kept for the schema
+// phase (Type.Inferred), which fills in the file fields' placeholders.
 func (b *builder) checkSchema(t *Type) {
 	over := map[*types.Var]*jsonschema.Schema{}
 	st := fields.Struct(t.Named)
 	for i, f := range t.Fields {
 		// File fields, and fields whose mcpfile tag was already reported.
 		if _, ok := reflect.StructTag(f.Tag).Lookup(TagKey); ok {
-			over[st.Field(i)] = &jsonschema.Schema{Type: "string"}
+			f.Placeholder = &jsonschema.Schema{}
+			over[st.Field(i)] = f.Placeholder
 		}
 	}
-	_, err := infer.For(t.Named, infer.Config{Override: over, RejectTag: TagKey, All: true})
+	s, err := infer.For(t.Named, infer.Config{
+		Doc:       func(v *types.Var) string { return b.fieldDocs[v] },
+		Override:  over,
+		RejectTag: TagKey,
+		All:       true,
+	})
+	t.Inferred = s
 	var ies infer.Errors
 	switch err := err.(type) {
 	case nil:

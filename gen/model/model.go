@@ -1,12 +1,14 @@
 // Package model holds the validated description of the types mcpfilegen
 // generates code for. It is the single source of truth between the phases:
-// the loader and the tag grammar fill it, the schema builder and the Go
-// emitter only read it. Every type and field keeps its source position.
+// the loader and the tag grammar fill it, the schema builder completes the
+// schemas and the Go emitter only reads it. Every type and field keeps its source position.
 package model
 
 import (
 	"go/token"
 	"go/types"
+
+	"github.com/invopop/jsonschema"
 )
 
 // Package is one Go package with the types selected for generation.
@@ -15,11 +17,6 @@ type Package struct {
 	Path  string  // import path
 	Dir   string  // directory of the source files; output is written here
 	Types []*Type // sorted by name
-
-	// Docs holds the doc comments of the struct fields declared in this
-	// package (nested and embedded structs' fields included), for the
-	// schema's descriptions. Fields of other packages have none.
-	Docs map[*types.Var]string
 }
 
 // Type is a selected named struct type.
@@ -37,6 +34,11 @@ type Type struct {
 	// promoted fields of embedded structs included, in encoding/json's field
 	// order. Generated decoders match keys against them like encoding/json.
 	Keys []string
+
+	// Inferred is the type's schema as the SDK's inference gives it, made
+	// while checking the type, with each file field's property the field's
+	// Placeholder; the schema phase fills in the placeholders.
+	Inferred *jsonschema.Schema
 
 	// Schema is the type's object schema as compact JSON, filled by the schema phase.
 	Schema []byte
@@ -78,6 +80,10 @@ type Field struct {
 	Type types.Type // the field's Go type
 
 	File *File // nil for an ordinary field
+
+	// Placeholder is a file field's property in Type.Inferred, a schema
+	// without keywords for the schema phase to fill in.
+	Placeholder *jsonschema.Schema
 }
 
 // Kind is the Go shape of a file field.

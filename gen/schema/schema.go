@@ -12,13 +12,10 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
-	"go/types"
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/mcpfile/mcpfile/gen/internal/fields"
 	"github.com/mcpfile/mcpfile/gen/internal/infer"
 	"github.com/mcpfile/mcpfile/gen/internal/par"
 	"github.com/mcpfile/mcpfile/gen/model"
@@ -43,7 +40,8 @@ func Apply(p *model.Package) error {
 		if err != nil {
 			return fmt.Errorf("internal error: building the schema of %s: %v", t.Name, err)
 		}
-		b, err := json.Marshal(s)
+		// Not json.Marshal(s), which would compact invopop's output once more.
+		b, err := s.MarshalJSON()
 		if err != nil {
 			return fmt.Errorf("internal error: marshalling the schema of %s: %v", t.Name, err)
 		}
@@ -53,24 +51,19 @@ func Apply(p *model.Package) error {
 	})
 }
 
-// Build returns the schema of t, a type of p.
+// Build returns the schema of t, a type of p: the schema model.Build
+// inferred, with each file field's placeholder filled in (File) and the
+// type's doc comment as its description.
 func Build(p *model.Package, t *model.Type) (*jsonschema.Schema, error) {
-	st := fields.Struct(t.Named)
-	if st == nil || st.NumFields() != len(t.Fields) {
-		return nil, fmt.Errorf("type %s does not match its model", t.Name)
+	s := t.Inferred
+	if s == nil {
+		return nil, fmt.Errorf("type %s has no inferred schema", t.Name)
 	}
-	over := map[*types.Var]*jsonschema.Schema{}
-	for i, f := range t.Fields {
-		if f.File != nil {
-			over[st.Field(i)] = File(f)
+	for _, f := range t.Files() {
+		if f.Placeholder == nil {
+			return nil, fmt.Errorf("file field %s of %s has no place in the inferred schema", f.GoName, t.Name)
 		}
-	}
-	s, err := infer.For(t.Named, infer.Config{
-		Doc:      func(v *types.Var) string { return p.Docs[v] },
-		Override: over,
-	})
-	if err != nil {
-		return nil, err
+		*f.Placeholder = *File(f)
 	}
 	s.Description = t.Doc
 	return s, nil

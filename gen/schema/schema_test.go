@@ -213,7 +213,8 @@ func TestSchemaBytes(t *testing.T) {
 				`"count":{"type":"integer","description":"how many"},` +
 				`"when":{"type":"string","description":"When it was taken."},` +
 				`"where":{"properties":{"lat":{"type":"number","description":"Latitude in degrees."},"lon":{"type":"number","description":"longitude"}},"additionalProperties":false,"type":"object","required":["lat","lon"],"description":"Where it was taken."},` +
-				`"author":{"type":"string","description":"Who took it."}},` +
+				`"author":{"type":"string","description":"Who took it."},` +
+				`"notes":{"type":"string","description":"Notes on it, \u003cb\u003ebold\u003c/b\u003e \u0026 plain, escaped for HTML as encoding/json does."}},` +
 				`"additionalProperties":false,"type":"object","required":["count","when","where"],` +
 				`"description":"Documented shows doc comments becoming descriptions, down nested and embedded structs of this package."}`,
 			false},

@@ -45,4 +45,6 @@ type Place struct {
 type Meta struct {
 	// Who took it.
 	Author string `json:"author,omitempty"`
+	// Notes on it, <b>bold</b> & plain, escaped for HTML as encoding/json does.
+	Notes string `json:"notes,omitempty"`
 }
