@@ -40,8 +40,7 @@ func Apply(p *model.Package) error {
 		if err != nil {
 			return fmt.Errorf("internal error: building the schema of %s: %v", t.Name, err)
 		}
-		// Not json.Marshal(s), which would compact invopop's output once more.
-		b, err := s.MarshalJSON()
+		b, err := marshal(s)
 		if err != nil {
 			return fmt.Errorf("internal error: marshalling the schema of %s: %v", t.Name, err)
 		}
