@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 
@@ -96,6 +97,54 @@ type Tool%[1]dInput struct {
 	return dir, []byte(s.String())
 }
 
+// generate200 is the package of the BenchmarkGenerate200 benchmarks and
+// the two things they time on it.
+type generate200 struct {
+	dir string
+	src []byte
+	ctx context.Context
+}
+
+func newGenerate200(b *testing.B) *generate200 {
+	dir, src := benchPackage(b)
+	return &generate200{dir: dir, src: src, ctx: context.Background()}
+}
+
+// load loads the package with go/packages alone, in the generator's mode:
+// the floor.
+func (g *generate200) load(b *testing.B) {
+	pkgs, err := packages.Load(&packages.Config{Context: g.ctx, Mode: load.Mode, Dir: g.dir}, ".")
+	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		b.Fatalf("Load: %v %v", err, pkgs)
+	}
+}
+
+// generate runs the generator on the package.
+func (g *generate200) generate(b *testing.B) []gen.File {
+	files, err := gen.Generate(g.ctx, gen.Config{Dir: g.dir})
+	if err != nil || len(files) != 1 {
+		b.Fatalf("Generate: %d files, %v", len(files), err)
+	}
+	return files
+}
+
+// setState puts the package in state "new" (no generated file, as on a
+// first run) or "again" (the generated file in place, as when go generate
+// runs again after a change), and loads it once, so that the go command's
+// cache is warm.
+func (g *generate200) setState(b *testing.B, state string) {
+	out := filepath.Join(g.dir, gen.DefaultOutput)
+	if state == "again" {
+		files := g.generate(b)
+		if err := os.WriteFile(files[0].Path, files[0].Content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	} else if err := os.Remove(out); err != nil && !os.IsNotExist(err) {
+		b.Fatal(err)
+	}
+	g.load(b)
+}
+
 // BenchmarkGenerate200 generates code for a package of 200 annotated
 // struct types (impl=generate), next to loading the same package with
 // go/packages alone in the generator's mode (impl=load), the floor:
@@ -111,42 +160,25 @@ type Tool%[1]dInput struct {
 // than the time on a loaded machine. Compare with
 //
 //	benchstat -col /impl bench.txt
+//
+// The two run one after the other, each for many iterations; on a machine
+// whose speed drifts, BenchmarkGenerate200Paired compares them better.
 func BenchmarkGenerate200(b *testing.B) {
 	// Both run with the collector set as mcpfilegen sets it.
 	defer debug.SetGCPercent(debug.SetGCPercent(gen.GCPercent))
-	dir, src := benchPackage(b)
-	ctx := context.Background()
-	loadOnce := func(b *testing.B) {
-		pkgs, err := packages.Load(&packages.Config{Context: ctx, Mode: load.Mode, Dir: dir}, ".")
-		if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
-			b.Fatalf("Load: %v %v", err, pkgs)
-		}
-	}
-	generateOnce := func(b *testing.B) []gen.File {
-		files, err := gen.Generate(ctx, gen.Config{Dir: dir})
-		if err != nil || len(files) != 1 {
-			b.Fatalf("Generate: %d files, %v", len(files), err)
-		}
-		return files
-	}
+	g := newGenerate200(b)
 	for _, state := range []string{"new", "again"} {
-		if state == "again" {
-			files := generateOnce(b)
-			if err := os.WriteFile(files[0].Path, files[0].Content, 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-		loadOnce(b)
+		g.setState(b, state)
 		for _, impl := range []string{"load", "generate"} {
 			b.Run("state="+state+"/impl="+impl, func(b *testing.B) {
-				b.SetBytes(int64(len(src)))
+				b.SetBytes(int64(len(g.src)))
 				b.ReportAllocs()
 				cpu := cpuTime()
 				for b.Loop() {
 					if impl == "load" {
-						loadOnce(b)
+						g.load(b)
 					} else {
-						generateOnce(b)
+						g.generate(b)
 					}
 				}
 				if cpu := cpuTime() - cpu; cpu > 0 {
@@ -154,6 +186,39 @@ func BenchmarkGenerate200(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkGenerate200Paired times the floor and the generator of
+// BenchmarkGenerate200 in turn within each iteration, so that both see the
+// machine in the same state, and reports the generator's cost over the
+// floor's: load-ns/op and generate-ns/op are their times, overhead-% the
+// generator's time over the floor's less 100, cpu-overhead-% the same for
+// the CPU time of the process and its go command. sec/op is the sum.
+func BenchmarkGenerate200Paired(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gen.GCPercent))
+	g := newGenerate200(b)
+	for _, state := range []string{"new", "again"} {
+		g.setState(b, state)
+		b.Run("state="+state, func(b *testing.B) {
+			var loadT, genT, loadCPU, genCPU time.Duration
+			for b.Loop() {
+				t0, c0 := time.Now(), cpuTime()
+				g.load(b)
+				t1, c1 := time.Now(), cpuTime()
+				g.generate(b)
+				t2, c2 := time.Now(), cpuTime()
+				loadT, genT = loadT+t1.Sub(t0), genT+t2.Sub(t1)
+				loadCPU, genCPU = loadCPU+c1-c0, genCPU+c2-c1
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(loadT.Nanoseconds())/n, "load-ns/op")
+			b.ReportMetric(float64(genT.Nanoseconds())/n, "generate-ns/op")
+			b.ReportMetric(100*(float64(genT)/float64(loadT)-1), "overhead-%")
+			if loadCPU > 0 {
+				b.ReportMetric(100*(float64(genCPU)/float64(loadCPU)-1), "cpu-overhead-%")
+			}
+		})
 	}
 }
 
