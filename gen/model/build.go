@@ -230,13 +230,14 @@ func (b *builder) buildType(obj *types.TypeName) *Type {
 		t.Fields = append(t.Fields, b.buildField(t, st.Field(i), reflect.StructTag(st.Tag(i))))
 	}
 	b.checkJSONNames(t)
-	b.checkOwners(t, st)
+	members := fields.JSON(st)
+	b.checkOwners(t, st, members)
 	for _, f := range t.Fields {
 		if f.File != nil && f.File.Filename != "" {
 			b.resolveFilename(t, f)
 		}
 	}
-	for _, f := range fields.JSON(st) {
+	for _, f := range members {
 		t.Keys = append(t.Keys, f.Name)
 	}
 	b.checkSchema(t)
@@ -445,7 +446,8 @@ func (b *builder) checkJSONNames(t *Type) {
 // checkOwners rejects a JSON name that encoding/json decodes into one field
 // while the SDK's schema describes another: jsonschema-go lets the last of
 // several visible fields of one name win, encoding/json the shallowest.
-func (b *builder) checkOwners(t *Type, st *types.Struct) {
+// members are the fields encoding/json decodes (fields.JSON(st)).
+func (b *builder) checkOwners(t *Type, st *types.Struct, members []fields.Field) {
 	sdk := map[string]fields.Field{}
 	for _, f := range fields.Visible(st) {
 		if f.Var.Embedded() {
@@ -455,7 +457,7 @@ func (b *builder) checkOwners(t *Type, st *types.Struct) {
 			sdk[name] = f
 		}
 	}
-	for _, f := range fields.JSON(st) {
+	for _, f := range members {
 		if g, ok := sdk[f.Name]; ok && g.Var != f.Var {
 			b.errs.Add(t.Fields[f.Index[0]].Pos, "json name %q: encoding/json decodes it into %s but the SDK's schema describes %s; rename one of them",
 				f.Name, fields.Path(st, f.Index), fields.Path(st, g.Index))
