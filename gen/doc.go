@@ -9,10 +9,15 @@
 //
 //   - gen/load loads the packages with golang.org/x/tools/go/packages;
 //   - gen/model selects the types, parses their mcpfile tags (gen/tag) and
-//     checks them, collecting every problem with its position;
-//   - gen/schema computes each type's schema as the MCP Go SDK would infer
-//     it, with the file fields described by x-mcp-file;
+//     checks them, collecting every problem with its position; checking
+//     runs the SDK's schema inference (gen/internal/infer), whose schema it
+//     keeps;
+//   - gen/schema completes each type's schema as the MCP Go SDK would infer
+//     it, with the file fields described by x-mcp-file, and writes its JSON;
 //   - gen/emit renders the Go file of each package.
+//
+// Within a phase, the types are worked on in parallel, one goroutine per
+// processor (gen/internal/par).
 //
 // The tag syntax and the generated code are described in the mcpfilegen
 // command's documentation, github.com/mcpfile/mcpfile/cmd/mcpfilegen.
