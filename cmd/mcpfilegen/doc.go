@@ -56,7 +56,10 @@
 //     generator's version.
 //
 // Generated names other than these methods start with mcpfile; avoid such
-// names in the package. Selected are the struct types with at least one
+// names in the package. The generated file imports encoding/json, the
+// runtime package and the packages of T's field types under their own
+// names, or, when the package declares such a name itself (a variable
+// json, say), under that name prefixed with mcpfile. Selected are the struct types with at least one
 // mcpfile tag, or those named with -type. A type that already has an
 // UnmarshalJSON method, or embeds one, cannot be selected.
 //

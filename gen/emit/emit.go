@@ -111,8 +111,9 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 		return nil, nil, nil, err
 	}
 
-	f := newFile(p)
-	head := &typeWriter{file: f, pkgPath: p.Path}
+	scope := packageScope(ts)
+	f := newFile(p, scope)
+	head := &typeWriter{file: f, pkgPath: p.Path, scope: scope}
 	f.Add(versionGuard())
 	f.Line()
 	f.Add(helpersComment())
@@ -164,13 +165,37 @@ func decls(ds []jen.Code) *jen.Statement {
 }
 
 // newFile starts the generated file of p, with the header line and the
-// package names of the imports the emitter always uses.
-func newFile(p *model.Package) *jen.File {
+// names of the imports the emitter always uses; scope is p's package scope.
+func newFile(p *model.Package, scope *types.Scope) *jen.File {
 	f := jen.NewFilePathName(p.Path, p.Name)
 	f.HeaderComment(model.GeneratedComment) // starting with "//", written as is
-	f.ImportName(runtimePath, "runtime")
-	f.ImportName(jsonPath, "json")
+	importAs(f, scope, runtimePkg)
+	importAs(f, scope, jsonPkg)
 	return f
+}
+
+// importAs tells f the name to import pkg under: its package name, or, when
+// the generated file's package declares that name itself (a variable json,
+// a function runtime), the name prefixed with mcpfile, as the package
+// leaves such names to generated code. An import and a package-level
+// declaration of one name do not compile together.
+func importAs(f *jen.File, scope *types.Scope, pkg *types.Package) {
+	if scope != nil && scope.Lookup(pkg.Name()) != nil {
+		f.ImportAlias(pkg.Path(), "mcpfile"+pkg.Name())
+		return
+	}
+	f.ImportName(pkg.Path(), pkg.Name())
+}
+
+// packageScope returns the scope of the package of the types ts, nil when
+// there are none.
+func packageScope(ts []*model.Type) *types.Scope {
+	for _, t := range ts {
+		if t.Named != nil && t.Named.Obj().Pkg() != nil {
+			return t.Named.Obj().Pkg().Scope()
+		}
+	}
+	return nil
 }
 
 // typeDecls returns the piece of t: the declarations generated for it, in

@@ -335,6 +335,35 @@ type U%[1]d struct{ N int }
 	}
 }
 
+// TestImportNames generates for a package that declares, at package level,
+// the names the generated file would import packages under: the imports
+// take other names, and the output compiles.
+func TestImportNames(t *testing.T) {
+	const src = "package clash\n\nimport (\n\ttt \"time\"\n\n\tmcpf \"github.com/mcpfile/mcpfile/runtime\"\n)\n\n" +
+		"var json = \"not encoding/json\"\n\nfunc runtime() string { return \"mine\" }\n\ntype time struct{}\n\n" +
+		"// T is a type whose fields name packages under other names.\ntype T struct {\n" +
+		"\tFile mcpf.File `json:\"file\" mcpfile:\"\"`\n\tWhen tt.Time `json:\"when\"`\n\tLocal time `json:\"-\"`\n}\n"
+	pkg := load(t, "clash", map[string]string{"clash.go": src})
+	p := buildModel(t, pkg, map[string]*model.File{"File": {Kind: model.KindFile}})
+	got, err := emit.File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := emit.Whole(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("File gives\n%s\nwant, as formatted whole,\n%s", got, want)
+	}
+	for _, imp := range []string{"\tmcpfilejson \"encoding/json\"\n", "\tmcpfileruntime \"github.com/mcpfile/mcpfile/runtime\"\n", "\tmcpfiletime \"time\"\n"} {
+		if !bytes.Contains(got, []byte(imp)) {
+			t.Errorf("imports lack %q:\n%s", imp, got)
+		}
+	}
+	typeCheck(t, "clash", map[string]string{"clash.go": src, "mcpfile_gen.go": string(got)})
+}
+
 // load type-checks the files of an overlay package testdata/<dir>.
 func load(t *testing.T, dir string, files map[string]string) *packages.Package {
 	t.Helper()

@@ -113,14 +113,15 @@ func nestedGuards(tw *typeWriter, selected []*model.Type) []jen.Code {
 // notes the packages in imports, for File to tell the file later.
 type typeWriter struct {
 	file    *jen.File
-	pkgPath string // the generated file's package
+	pkgPath string       // the generated file's package
+	scope   *types.Scope // its package scope, with a file (see importAs)
 	imports []*types.Package
 }
 
 // qual renders the name of an object of package pkg.
 func (w *typeWriter) qual(pkg *types.Package, name string) *jen.Statement {
 	if w.file != nil {
-		w.file.ImportName(pkg.Path(), pkg.Name())
+		importAs(w.file, w.scope, pkg)
 	} else if !slices.Contains(w.imports, pkg) {
 		w.imports = append(w.imports, pkg)
 	}
@@ -131,7 +132,7 @@ func (w *typeWriter) qual(pkg *types.Package, name string) *jen.Statement {
 // rendering a reference to it: code that names pkg may then be rendered
 // with the file on several goroutines at once, as that only reads the file.
 func (w *typeWriter) use(pkg *types.Package) error {
-	w.file.ImportName(pkg.Path(), pkg.Name())
+	importAs(w.file, w.scope, pkg)
 	return jen.Qual(pkg.Path(), "X").RenderWithFile(io.Discard, w.file)
 }
 

@@ -128,22 +128,29 @@ func packageErrors(dir string, p *packages.Package, typeErrors bool) model.Error
 	return errs
 }
 
-// onlyIn reports whether every error line of the go command's compiler
-// output msg ("# pkg\nfile:line:col: …", relative to dir) is in one of files.
+// onlyIn reports whether every error of the go command's compiler output
+// msg ("# pkg\nfile:line:col: …", relative to dir) involves one of files:
+// its own position is in one, or that of a line continuing it is
+// ("\tfile:line:col: other declaration of json", when a declaration of the
+// package clashes with an import of the generated file).
 func onlyIn(dir, msg string, files map[string]bool) bool {
 	_, rest, _ := strings.Cut(strings.TrimSpace(msg), "\n")
-	n := 0
+	var involved []bool // per error
 	for _, l := range strings.Split(rest, "\n") {
-		if l == "" || l[0] == ' ' || l[0] == '\t' || l == "too many errors" {
-			continue // a continuation line, or the compiler giving up
+		if l == "" || l == "too many errors" {
+			continue // the compiler giving up
 		}
-		pos, _, ok := strings.Cut(l, ": ")
-		if !ok || !files[position(dir, pos).Filename] {
-			return false
+		pos, _, ok := strings.Cut(strings.TrimSpace(l), ": ")
+		in := ok && files[position(dir, pos).Filename]
+		if l[0] == ' ' || l[0] == '\t' {
+			if len(involved) > 0 && in {
+				involved[len(involved)-1] = true // a continuation line
+			}
+			continue
 		}
-		n++
+		involved = append(involved, in)
 	}
-	return n > 0
+	return len(involved) > 0 && !slices.Contains(involved, false)
 }
 
 // position parses go/packages' "file:line:col" (line and column optional)

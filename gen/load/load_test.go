@@ -56,6 +56,21 @@ func TestTypeErrors(t *testing.T) {
 	}
 }
 
+// TestPackagesStaleOutputClash loads a package that no longer compiles
+// because one of its declarations clashes with an import of the generated
+// file: the go command's error involves the output, which is regenerated,
+// so loading goes on and the package has no type errors of its own.
+func TestPackagesStaleOutputClash(t *testing.T) {
+	dir := "testdata/mod"
+	pkgs, err := load.Packages(context.Background(), dir, []string{"./clash"})
+	if err != nil {
+		t.Fatalf("Packages: %v", err)
+	}
+	if errs := load.TypeErrors(dir, pkgs[0]); len(errs) > 0 {
+		t.Errorf("TypeErrors = %v, want none", errs)
+	}
+}
+
 func TestPackagesSyntaxError(t *testing.T) {
 	// Written here, not kept in testdata, so that gofmt -l stays quiet.
 	dir := t.TempDir()
