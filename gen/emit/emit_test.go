@@ -337,7 +337,8 @@ type U%[1]d struct{ N int }
 
 // TestImportNames generates for a package that declares, at package level,
 // the names the generated file would import packages under: the imports
-// take other names, and the output compiles.
+// take other names, and the output compiles. So it does in packages named
+// runtime and json.
 func TestImportNames(t *testing.T) {
 	const src = "package clash\n\nimport (\n\ttt \"time\"\n\n\tmcpf \"github.com/mcpfile/mcpfile/runtime\"\n)\n\n" +
 		"var json = \"not encoding/json\"\n\nfunc runtime() string { return \"mine\" }\n\ntype time struct{}\n\n" +
@@ -362,6 +363,18 @@ func TestImportNames(t *testing.T) {
 		}
 	}
 	typeCheck(t, "clash", map[string]string{"clash.go": src, "mcpfile_gen.go": string(got)})
+
+	// A package may have the name of a package it imports.
+	for _, name := range []string{"runtime", "json"} {
+		src := "package " + name + "\n\nimport mcpf \"github.com/mcpfile/mcpfile/runtime\"\n\n" +
+			"// T is a type of a package named " + name + ".\ntype T struct {\n\tFile mcpf.File `json:\"file\" mcpfile:\"\"`\n}\n"
+		pkg := load(t, "named_"+name, map[string]string{"x.go": src})
+		got, err := emit.File(buildModel(t, pkg, map[string]*model.File{"File": {Kind: model.KindFile}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		typeCheck(t, "named_"+name, map[string]string{"x.go": src, "mcpfile_gen.go": string(got)})
+	}
 }
 
 // load type-checks the files of an overlay package testdata/<dir>.
