@@ -194,13 +194,16 @@ func BenchmarkGenerate200(b *testing.B) {
 // machine in the same state, and reports the generator's cost over the
 // floor's: load-ns/op and generate-ns/op are their times, overhead-% the
 // generator's time over the floor's less 100, cpu-overhead-% the same for
-// the CPU time of the process and its go command. sec/op is the sum.
+// the CPU time of the process and its go command. sec/op, B/op and
+// allocs/op are the sums.
 func BenchmarkGenerate200Paired(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(gen.GCPercent))
 	g := newGenerate200(b)
 	for _, state := range []string{"new", "again"} {
 		g.setState(b, state)
 		b.Run("state="+state, func(b *testing.B) {
+			b.SetBytes(int64(len(g.src)))
+			b.ReportAllocs()
 			var loadT, genT, loadCPU, genCPU time.Duration
 			for b.Loop() {
 				t0, c0 := time.Now(), cpuTime()

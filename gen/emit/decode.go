@@ -13,19 +13,18 @@ import (
 //
 //	var mcpfileObjectT = runtime.NewObject(mcpfileSchemaT, []string{…every key…}, …each file key…)
 //
-//	type mcpfileTypeT = T
-//
 //	func (t *T) UnmarshalJSON(b []byte) error {
-//		type T mcpfileTypeT
+//		type T mcpfileStructT
 //		return mcpfileObjectT.Unmarshal(b, (*T)(t), runtime.Into(&t.Image), …)
 //	}
 //
 // The runtime scans the object once, decodes each file member into its
 // target, checked against the x-mcp-file constraints it reads from the
 // schema, and leaves the other members to encoding/json, which decodes them
-// into the local type T: T's fields without T's methods, under T's name so
+// into the local type T: defined from the struct the staleness guard spells
+// (structGuard), it has T's fields without T's methods, under T's name so
 // that encoding/json's errors read as they would without the method. The
-// generated file declares no struct type of its own, so nothing in it looks
+// generated file defines no struct type of its own, so nothing in it looks
 // like a type to generate for. The file's head explains these names once
 // (helpersComment).
 func decoderDecls(t *model.Type) ([]jen.Code, error) {
@@ -40,7 +39,6 @@ func decoderDecls(t *model.Type) ([]jen.Code, error) {
 	}
 	return []jen.Code{
 		objectVar(t, files),
-		aliasDecl(t),
 		unmarshalMethod(t, targets),
 	}, nil
 }
@@ -49,7 +47,6 @@ func decoderDecls(t *model.Type) ([]jen.Code, error) {
 // that the names of two types cannot collide (schemaName is in schema.go,
 // structName in guard.go).
 func objectName(t *model.Type) string { return "mcpfileObject" + t.Name }
-func aliasName(t *model.Type) string  { return "mcpfileType" + t.Name }
 
 // objectVar renders the runtime.Object of t, on one line: the schema, the
 // key table the runtime matches object members with, and the file fields'
@@ -80,12 +77,6 @@ func objectVar(t *model.Type, files []*model.Field) jen.Code {
 	return v
 }
 
-// aliasDecl renders the alias of T that its UnmarshalJSON declares the
-// method-less local T with.
-func aliasDecl(t *model.Type) jen.Code {
-	return jen.Type().Id(aliasName(t)).Op("=").Id(t.Name)
-}
-
 // unmarshalMethod renders T's UnmarshalJSON, all on one line: a list that
 // spans lines costs the formatter a measuring pass per item.
 func unmarshalMethod(t *model.Type, targets []jen.Code) jen.Code {
@@ -95,7 +86,7 @@ func unmarshalMethod(t *model.Type, targets []jen.Code) jen.Code {
 		"each file argument and checks it against its x-mcp-file constraints.",
 	).Func().Params(jen.Id("t").Op("*").Id(t.Name)).Id("UnmarshalJSON").
 		Params(jen.Id("b").Index().Byte()).Error().Block(
-		jen.Type().Id(t.Name).Id(aliasName(t)),
+		jen.Type().Id(t.Name).Id(structName(t.Name)),
 		jen.Return(jen.Id(objectName(t)).Dot("Unmarshal").Call(args...)),
 	)
 }

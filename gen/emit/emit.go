@@ -248,8 +248,8 @@ func helpersComment() jen.Code {
 		"mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members",
 		"encoding/json decodes into T, which of them are files, and the schema, whose",
 		"x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON",
-		"declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,",
-		"so that encoding/json decodes the other members field by field.",
+		"declares a local type T from mcpfileStructT: T's fields without T's methods, so that",
+		"encoding/json decodes the other members field by field.",
 	)
 }
 

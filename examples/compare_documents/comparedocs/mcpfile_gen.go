@@ -19,8 +19,8 @@ const (
 // mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
 // encoding/json decodes into T, which of them are files, and the schema, whose
 // x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
-// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
-// so that encoding/json decodes the other members field by field.
+// declares a local type T from mcpfileStructT: T's fields without T's methods, so that
+// encoding/json decodes the other members field by field.
 
 // If this fails to compile, Args changed since mcpfilegen ran: run go generate.
 var _ Args = mcpfileStructArgs{}
@@ -79,11 +79,9 @@ const mcpfileSchemaArgs = `{
 
 var mcpfileObjectArgs = runtime.NewObject(mcpfileSchemaArgs, []string{"documents", "names"}, "documents")
 
-type mcpfileTypeArgs = Args
-
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Args) UnmarshalJSON(b []byte) error {
-	type Args mcpfileTypeArgs
+	type Args mcpfileStructArgs
 	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), runtime.IntoNamed(&t.Documents, &t.Names))
 }

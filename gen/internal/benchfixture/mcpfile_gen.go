@@ -19,8 +19,8 @@ const (
 // mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
 // encoding/json decodes into T, which of them are files, and the schema, whose
 // x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
-// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
-// so that encoding/json decodes the other members field by field.
+// declares a local type T from mcpfileStructT: T's fields without T's methods, so that
+// encoding/json decodes the other members field by field.
 
 // If this fails to compile, Describe changed since mcpfilegen ran: run go generate.
 var _ Describe = mcpfileStructDescribe{}
@@ -87,11 +87,9 @@ const mcpfileSchemaDescribe = `{
 
 var mcpfileObjectDescribe = runtime.NewObject(mcpfileSchemaDescribe, []string{"image", "prompt", "detail", "tags", "strict"}, "image")
 
-type mcpfileTypeDescribe = Describe
-
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Describe) UnmarshalJSON(b []byte) error {
-	type Describe mcpfileTypeDescribe
+	type Describe mcpfileStructDescribe
 	return mcpfileObjectDescribe.Unmarshal(b, (*Describe)(t), runtime.Into(&t.Image))
 }

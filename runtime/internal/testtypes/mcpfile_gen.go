@@ -19,8 +19,8 @@ const (
 // mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
 // encoding/json decodes into T, which of them are files, and the schema, whose
 // x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
-// declares a local type T from the alias mcpfileTypeT: T's fields without T's methods,
-// so that encoding/json decodes the other members field by field.
+// declares a local type T from mcpfileStructT: T's fields without T's methods, so that
+// encoding/json decodes the other members field by field.
 
 // If this fails to compile, BigArgs changed since mcpfilegen ran: run go generate.
 var _ BigArgs = mcpfileStructBigArgs{}
@@ -55,12 +55,10 @@ const mcpfileSchemaBigArgs = `{
 
 var mcpfileObjectBigArgs = runtime.NewObject(mcpfileSchemaBigArgs, []string{"blob"}, "blob").NoSniff("blob")
 
-type mcpfileTypeBigArgs = BigArgs
-
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *BigArgs) UnmarshalJSON(b []byte) error {
-	type BigArgs mcpfileTypeBigArgs
+	type BigArgs mcpfileStructBigArgs
 	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), runtime.Into(&t.Blob))
 }
 
@@ -115,12 +113,10 @@ const mcpfileSchemaDocsArgs = `{
 
 var mcpfileObjectDocsArgs = runtime.NewObject(mcpfileSchemaDocsArgs, []string{"docs", "names"}, "docs")
 
-type mcpfileTypeDocsArgs = DocsArgs
-
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *DocsArgs) UnmarshalJSON(b []byte) error {
-	type DocsArgs mcpfileTypeDocsArgs
+	type DocsArgs mcpfileStructDocsArgs
 	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), runtime.IntoNamed(&t.Docs, &t.Names))
 }
 
@@ -167,12 +163,10 @@ const mcpfileSchemaImageArgs = `{
 
 var mcpfileObjectImageArgs = runtime.NewObject(mcpfileSchemaImageArgs, []string{"image", "detail"}, "image")
 
-type mcpfileTypeImageArgs = ImageArgs
-
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *ImageArgs) UnmarshalJSON(b []byte) error {
-	type ImageArgs mcpfileTypeImageArgs
+	type ImageArgs mcpfileStructImageArgs
 	return mcpfileObjectImageArgs.Unmarshal(b, (*ImageArgs)(t), runtime.Into(&t.Image))
 }
 
@@ -251,11 +245,9 @@ const mcpfileSchemaPhotoForm = `{
 
 var mcpfileObjectPhotoForm = runtime.NewObject(mcpfileSchemaPhotoForm, []string{"photo"}, "photo")
 
-type mcpfileTypePhotoForm = PhotoForm
-
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
-	type PhotoForm mcpfileTypePhotoForm
+	type PhotoForm mcpfileStructPhotoForm
 	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
 }
