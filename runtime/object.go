@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -86,8 +87,9 @@ func (o *Object) readSchema() ([]fileField, error) {
 		delete(props, name)
 		files[i] = fileField{key: name, array: p.kind == fileArray, maxFiles: p.maxItems, d: p.d}
 	}
-	for name := range props {
-		return nil, fmt.Errorf("mcpfile: internal error: schema property %q has x-mcp-file but is not a file field: run go generate", name)
+	if len(props) > 0 {
+		extra := slices.Sorted(maps.Keys(props))
+		return nil, fmt.Errorf("mcpfile: internal error: schema property %q has x-mcp-file but is not a file field: run go generate", extra[0])
 	}
 	for _, name := range o.noSniff {
 		i := slices.Index(o.names, name)

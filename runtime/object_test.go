@@ -87,7 +87,7 @@ func TestObjectSchema(t *testing.T) {
 	}{
 		{"not JSON", NewObject(`{"properties":`, []string{"a"}, "a"), "unexpected end of JSON input"},
 		{"file without x-mcp-file", NewObject(fileSchema(`"a":{"type":"string"}`), []string{"a"}, "a"), `file field "a" has no x-mcp-file in the schema`},
-		{"x-mcp-file not a file field", NewObject(fileSchema(`"a":`+anyFile, `"b":`+anyFile), []string{"a", "b"}, "a"), `schema property "b" has x-mcp-file but is not a file field`},
+		{"x-mcp-file not a file field", NewObject(fileSchema(`"a":`+anyFile, `"c":`+anyFile, `"b":`+anyFile), []string{"a", "b", "c"}, "a"), `schema property "b" has x-mcp-file but is not a file field`}, // the first by name,
 		{"NoSniff of no file", NewObject(fileSchema(`"a":`+anyFile), []string{"a"}, "a").NoSniff("b"), `NoSniff names "b", which is not a file field`},
 	} {
 		var a File

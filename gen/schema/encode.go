@@ -38,7 +38,6 @@ func appendSchema(b []byte, s *jsonschema.Schema) ([]byte, error) {
 		s.Format == "" && s.Description == "" && s.Extras == nil {
 		return append(b, "true"...), nil // an empty schema, as invopop writes it
 	}
-	start := len(b)
 	b = append(b, '{')
 	var err error
 	if s.Items != nil {
@@ -102,9 +101,6 @@ func appendSchema(b []byte, s *jsonschema.Schema) ([]byte, error) {
 			return nil, fmt.Errorf("keyword %s: %v", k, err)
 		}
 		b = append(b, ',')
-	}
-	if len(b) == start+1 {
-		return append(b, '}'), nil // Extras{} alone
 	}
 	return closeObject(b), nil
 }
