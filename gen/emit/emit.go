@@ -91,7 +91,8 @@ func File(p *model.Package) ([]byte, error) {
 
 // plan builds the declarations of each selected type of p, in parallel,
 // sorted by type name, and the file they go in: its head holds the package
-// clause, the version guard and the nested guards, and every package the
+// clause, the version guard, the comment on the generated names and the
+// nested guards, and every package the
 // pieces name is registered in it as imported. Rendering with f then only
 // reads it, which lets the pieces render on several goroutines at once.
 func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
