@@ -8,7 +8,8 @@
 //	npm ci --prefix interop
 //	go test ./interop/...
 //
-// The node tests skip, saying why, when node or interop/node_modules is
-// missing; set MCPFILE_INTEROP_REQUIRED=1 to make that a failure instead.
+// The node tests skip when node or interop/node_modules is missing, saying
+// why on the terminal even without -v; under CI=true they fail instead
+// (see internal/prereq).
 // See README.md in this folder for what is covered and the figures.
 package interop

@@ -14,32 +14,25 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpfile/mcpfile/internal/prereq"
 )
 
 // examples are the example servers under test, by directory name under
 // examples/. Each is stdio by default and streamable HTTP with -http ADDR.
 var examples = []string{"describe_image", "compare_documents", "profile"}
 
-// requireNode skips (or, with MCPFILE_INTEROP_REQUIRED=1, fails) when node
-// or the npm packages pinned by package-lock.json are missing. It returns
-// the node binary.
+// requireNode returns the node binary, and requires (prereq.Require: a
+// failure under CI=true, else a skip the terminal hears of) that it and the
+// npm packages pinned by package-lock.json are installed.
 func requireNode(t *testing.T) string {
 	t.Helper()
-	miss := func(why string) {
-		t.Helper()
-		if os.Getenv("MCPFILE_INTEROP_REQUIRED") == "1" {
-			t.Fatalf("%s (MCPFILE_INTEROP_REQUIRED=1)", why)
-		}
-		t.Skip(why)
-	}
 	node, err := exec.LookPath("node")
-	if err != nil {
-		miss("node is not on PATH: the TypeScript SDK and Inspector interop tests need it")
-	}
-	for _, p := range []string{"node_modules/@modelcontextprotocol/sdk/package.json", "node_modules/@modelcontextprotocol/inspector-cli/package.json"} {
-		if _, err := os.Stat(p); err != nil {
-			miss("interop/node_modules is missing or incomplete: run `npm ci --prefix interop` first")
-		}
+	prereq.Require(t, err == nil, "node",
+		"install node 20 or later and put it on PATH; the TypeScript SDK and Inspector interop tests run it")
+	for _, pkg := range []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "@modelcontextprotocol/inspector-cli"} {
+		_, err := os.Stat(filepath.Join("node_modules", pkg, "package.json"))
+		prereq.Require(t, err == nil, "interop/node_modules/"+pkg, "run `npm ci --prefix interop` in the repository root")
 	}
 	return node
 }

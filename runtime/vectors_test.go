@@ -7,18 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// vectorsDir holds the SEPs' example JSON, byte for byte (shared/spec).
-const vectorsDir = "../../shared/spec/vectors"
+	"github.com/mcpfile/mcpfile/internal/prereq"
+)
 
 // TestSpecVectors decodes every data: URI in the spec vectors, under the
 // x-mcp-file descriptor of the tool or form it belongs to, checks that every
-// other URI is refused, and that the SEP's error example is our text.
+// other URI is refused, and that the SEP's error example is our text. The
+// vectors are the SEPs' example JSON, byte for byte, in ../shared/spec/vectors
+// (see prereq.SpecVectors).
 func TestSpecVectors(t *testing.T) {
-	if _, err := os.Stat(vectorsDir); err != nil {
-		t.Skipf("spec vectors not found: %v", err)
-	}
+	vectorsDir := prereq.SpecVectors(t)
 	// The descriptors the vectors declare, by property name.
 	descs := map[string]Descriptor{}
 	var uris []struct{ file, prop, uri string }
