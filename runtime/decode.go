@@ -129,7 +129,7 @@ func decodePayload(arg string, h header, payload []byte, d Descriptor, clean boo
 		return File{}, err
 	}
 	if !d.NoSniff {
-		if err := checkContent(arg, h.mediaType, data[:min(len(data), sniffLen)]); err != nil {
+		if err := checkContent(arg, h.mediaType, h.params["charset"], data[:min(len(data), sniffLen)]); err != nil {
 			return File{}, err
 		}
 	}
@@ -365,7 +365,7 @@ func validate(arg string, uri []byte, d Descriptor, clean bool) *Error {
 		return err
 	}
 	if !d.NoSniff {
-		return checkContent(arg, p.mediaType, prefix[:n])
+		return checkContent(arg, p.mediaType, p.params["charset"], prefix[:n])
 	}
 	return nil
 }

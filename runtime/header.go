@@ -2,7 +2,10 @@ package runtime
 
 import (
 	"bytes"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -84,7 +87,8 @@ func formError(arg, reason string) *Error {
 // type, subtype and attribute are RFC 2045 tokens ("*" is refused in type
 // and subtype: a data: URI carries a concrete type); a value is token
 // characters and %XX escapes, decoded to valid UTF-8 without control
-// characters. Parameter names are case-insensitive and may not repeat.
+// characters, nor (but for name) format characters or line separators (see
+// hasInvisible). Parameter names are case-insensitive and may not repeat.
 // Without a type/subtype, RFC 2397's default text/plain applies, with
 // charset=US-ASCII unless a charset parameter is given. A name parameter
 // (older drafts) is sanitized into name and left out of params.
@@ -139,6 +143,9 @@ func parseHeader(h []byte) (header, string) {
 			out.name = SanitizeName(v)
 			continue
 		}
+		if hasInvisible(v) {
+			return out, "a media type parameter has an invalid value"
+		}
 		if _, dup := out.params[name]; dup {
 			return out, "a media type parameter is repeated"
 		}
@@ -187,6 +194,76 @@ func decodeParamValue(v []byte) (string, bool) {
 		}
 	}
 	return string(buf), true
+}
+
+// hasInvisible reports whether s holds a Unicode format character (Cf: the
+// bidirectional controls such as U+202E, zero-width characters, U+2060,
+// the BOM, and the like) or a line or paragraph separator (U+2028,
+// U+2029). No parameter value needs one; printed, they reorder, hide or
+// break the text around them, and a handler may well print a parameter
+// (a charset, say). So a URI whose parameter holds one is refused
+// (RuleURIForm), as one with a control character is. The name parameter
+// is the exception: it is sanitized instead, as companion names are (see
+// SanitizeName), for a file name is more likely to carry them honestly.
+func hasInvisible(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return true
+		}
+	}
+	return false
+}
+
+// printableText returns s as it is when every rune of it is printable
+// (strconv.IsPrint), and quoted with Go escapes otherwise, so that a
+// control, format or separator character in a value a File prints shows
+// as an escape (\u202e) instead of acting on the text around it.
+func printableText(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// printableParams formats media-type parameters as fmt's %v prints a map
+// (map[charset:utf-8], keys sorted), except that a key or value that is
+// not made of RFC 2045 token characters is quoted with Go escapes: a
+// parameter prints on one line, without control or format characters, and
+// cannot pass for the fields printed after it.
+func printableParams(params map[string]string) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString("map[")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(tokenOrQuoted(k))
+		b.WriteByte(':')
+		b.WriteString(tokenOrQuoted(params[k]))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// tokenOrQuoted returns s as it is when it is a non-empty RFC 2045 token,
+// and quoted with Go escapes otherwise.
+func tokenOrQuoted(s string) string {
+	for i := 0; i < len(s); i++ {
+		if !tokenChar[s[i]] {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
 }
 
 // tokenChar reports the RFC 2045 token characters: printable ASCII except
