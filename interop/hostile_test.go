@@ -241,7 +241,7 @@ type hostileCase struct {
 // go-sdk client calling between every two cases and after the last. Each
 // case's outcome is checked and printed as a table (go test -v).
 func TestHostile(t *testing.T) {
-	tg := bothTarget()
+	tg := bothTarget(t)
 	srv := httptest.NewServer(tg.handler)
 	defer srv.Close()
 	base := settledGoroutines(0, time.Second)

@@ -60,7 +60,7 @@ func TestLoad(t *testing.T) {
 		t.Skip("load test: skipped in -short mode")
 	}
 	clients, calls := envInt("MCPFILE_LOAD_CLIENTS", loadClients), envInt("MCPFILE_LOAD_CALLS", loadCalls)
-	tg := imageTarget()
+	tg := imageTarget(t)
 
 	var inflight, peakInflight atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -297,7 +297,7 @@ func cpuTime() time.Duration {
 // BenchmarkUpload is one go-sdk client uploading a 4 MiB PNG to the
 // describe_image example over streamable HTTP on loopback, call after call.
 func BenchmarkUpload(b *testing.B) {
-	tg := imageTarget()
+	tg := imageTarget(b)
 	srv := httptest.NewServer(tg.handler)
 	defer srv.Close()
 	ctx := context.Background()

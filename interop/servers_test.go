@@ -2,12 +2,14 @@ package interop
 
 import (
 	"net/http"
+	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/examples/compare_documents/comparedocs"
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
 	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
@@ -26,10 +28,11 @@ type target struct {
 }
 
 // imageTarget is the describe_image example as its main serves it over HTTP.
-func imageTarget() target {
+func imageTarget(t testing.TB) target {
+	limit := mcptest.Limit(t, describeimage.MaxRequestBytes)
 	return target{
-		handler:   serve.Handler(describeimage.NewServer(), describeimage.MaxRequestBytes()),
-		maxBody:   describeimage.MaxRequestBytes(),
+		handler:   serve.Handler(describeimage.NewServer(), limit),
+		maxBody:   limit,
 		imageTool: describeimage.Tool.Name, imageArg: "image", imageMax: 5 << 20,
 	}
 }
@@ -38,11 +41,11 @@ func imageTarget() target {
 // tools of the examples, built from their exported parts, with the larger
 // of their request limits: the hostile cases need a single file and an
 // array of files on one session.
-func bothTarget() target {
+func bothTarget(t testing.TB) target {
 	s := mcp.NewServer(&mcp.Implementation{Name: "interop", Version: "v0"}, nil)
 	runtime.AddTool(s, describeimage.Tool, describeimage.Describe)
 	runtime.AddTool(s, comparedocs.Tool, comparedocs.Compare)
-	limit := max(describeimage.MaxRequestBytes(), comparedocs.MaxRequestBytes())
+	limit := max(mcptest.Limit(t, describeimage.MaxRequestBytes), mcptest.Limit(t, comparedocs.MaxRequestBytes))
 	return target{
 		handler:   serve.Handler(s, limit),
 		maxBody:   limit,

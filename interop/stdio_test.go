@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
 	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // stdioServer is an example server on the other end of two pipes, spoken to
@@ -91,7 +92,7 @@ func TestHostileStdio(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"image": dataURI("image/png", png)})
 		return s.call(describeimage.Tool.Name, b)
 	}
-	limit := serve.Stdio(describeimage.MaxRequestBytes()).MaxLineLength
+	limit := serve.Stdio(mcptest.Limit(t, describeimage.MaxRequestBytes)).MaxLineLength
 
 	type row struct{ name, got, after string }
 	var rows []row

@@ -34,6 +34,14 @@ type Descriptor struct {
 // should not do.
 var DefaultMaxSize int64 = 32 << 20
 
+// DefaultMaxFiles is the most files an array of files takes when its schema
+// has no maxItems (no mcpfile tag maxFiles): 32. Counting comes before any
+// item is decoded, so a request of thousands of tiny files costs no more
+// than reading it. Raise it for one argument with maxFiles. Like
+// [DefaultMaxSize], a server may change it once, before it serves
+// requests; zero or less removes the ceiling.
+var DefaultMaxFiles = 32
+
 // limit returns the size limit in force for d.
 func (d Descriptor) limit() int64 {
 	if d.MaxSize > 0 {

@@ -49,34 +49,56 @@
 // before the decoded buffer is allocated: for base64 the decoded size follows
 // from the encoded length and the padding, for percent-encoding from the
 // length and the number of '%'. A file of exactly maxSize bytes is accepted.
-// Without a maxSize, [DefaultMaxSize] (32 MiB) applies.
+// Without a maxSize, [DefaultMaxSize] (32 MiB) applies. An array of files
+// is counted before any item is decoded: more than its maxFiles (without
+// one, [DefaultMaxFiles], 32) breaks [RuleMaxFiles], fewer than its
+// minItems [RuleMinFiles]; a member of the wrong JSON type breaks
+// [RuleType].
 //
 // # Content check
 //
 // The media type of a data: URI is advisory; the spec forbids dispatching on
-// it without looking at the bytes. The first 512 decoded bytes are given to
-// net/http.DetectContentType (the WHATWG MIME Sniffing algorithm), and:
+// it without looking at the bytes. The first 1024 decoded bytes are checked
+// against the declared type:
 //
-//   - A declared type with a fixed signature must have it: PNG (and APNG),
-//     JPEG, GIF, WebP, BMP, ICO, PDF, ZIP, gzip, RAR, WebAssembly, Ogg,
-//     WAV, AIFF, MIDI, AVI, WebM (any EBML, so Matroska too), WOFF, WOFF2, OpenType and font
-//     collections, EOT, with their common aliases (image/jpg, audio/x-wav,
-//     application/gzip…). ZIP-based types (Office Open XML, OpenDocument,
-//     EPUB, JAR, APK, anything "+zip") must be a ZIP archive.
+//   - A declared type with a fixed signature must carry it: PNG (and APNG),
+//     JPEG, GIF, WebP, BMP, ICO and CUR, PDF, ZIP, gzip, RAR 4 and 5,
+//     WebAssembly, Ogg, WAV (and RF64), AIFF (and AIFF-C), MIDI, AVI, WebM
+//     (any EBML, so Matroska too), WOFF, WOFF2, OpenType (CFF or TrueType
+//     outlines), font collections and EOT, with their common aliases
+//     (image/jpg, audio/x-wav, application/gzip…). ZIP-based types (Office
+//     Open XML, OpenDocument, EPUB, JAR, APK, anything "+zip") must be a ZIP
+//     archive. Each signature takes the variants readers open: a ZIP may be
+//     empty (its end record alone) or the first part of a split archive,
+//     and a PDF's "%PDF-" header may start anywhere in the first 1024 bytes
+//     (after a newline, a BOM or a spooler header).
 //   - A declared textual type (text/*, JSON, XML, YAML, JavaScript, and the
-//     +json, +xml, +yaml suffixes) must sniff as text: no binary bytes (NUL
-//     and the like) in the first 512 bytes, and no binary signature (a PNG
-//     sent as text/plain is rejected).
+//     +json, +xml, +yaml suffixes) must be text, decided on every byte
+//     checked, never on a prefix: valid UTF-8 (after an optional BOM; a
+//     character cut at byte 1024 is not held against it), or UTF-16 marked
+//     by a BOM, little- or big-endian, with its surrogates paired; in either
+//     case without WHATWG MIME Sniffing's binary data bytes (NUL, 0x01-0x08,
+//     0x0B, 0x0E-0x1A, 0x1C-0x1F; tab, line breaks, form feed and escape are
+//     text). So a CSV that starts "BMI,weight" or notes that start
+//     "%PDF-1.7" pass as text, and binary after a BOM, "<p>" or "<?xml"
+//     does not. Text in a legacy 8-bit charset (Latin-1, Windows-1252) is
+//     not UTF-8 and fails: send it as UTF-8, or turn the check off.
 //   - Every other declared type (application/octet-stream, image/tiff,
 //     image/avif, video/mp4, audio/mpeg, application/msword…) is not
-//     checked: the sniffer cannot recognise it reliably, so it is not blocked.
+//     checked: no signature in the first bytes tells all its files, so it is
+//     not blocked.
 //
-// The sniffer is the standard library's on purpose: its signatures are the
-// WHATWG standard's and change with it only, it reads at most 512 bytes,
-// allocates nothing, keeps no global state, and is already linked into every
-// MCP server. A larger library (github.com/gabriel-vasile/mimetype) knows
-// more formats, but recognises text formats such as JSON, CSV or SVG by
-// heuristics, which a check that rejects files cannot rely on.
+// The signatures are a table of this package's own, decided per format, and
+// change only with it: a check that rejects files must not move under a
+// server's feet when a dependency or the Go toolchain is updated. Neither
+// net/http.DetectContentType, which this check used before, nor
+// github.com/gabriel-vasile/mimetype does the job: both decide text on a few
+// leading bytes (a BOM; "<p>" or "GIF89a" for one or the other), neither
+// checks UTF-8, and both reject valid files of the types above (an RF64
+// WAV, an AIFF-C file, an OpenType font with TrueType outlines; the
+// standard sniffer also an empty ZIP and a PDF after a newline). The check
+// reads at most 1024 bytes, allocates nothing and keeps no state that can
+// be changed.
 //
 // The check confirms the kind of file, not that it is well-formed: a server
 // that parses the bytes must still treat them as untrusted (OWASP ASVS 5.0
@@ -89,13 +111,20 @@
 //
 //	Argument 'image' exceeds maxSize: received 15728640 bytes, limit is 5242880.
 //	Argument 'documents' exceeds maxFiles: received 5 files, limit is 3.
+//	Argument 'documents' has fewer files than minFiles: received 0 files, minimum is 1.
+//	Argument 'image' has the wrong JSON type: received an object, want a data: URI string.
 //	Argument 'image' has a media type that accept does not allow: received "text/plain", allowed are image/png, image/jpeg.
 //	Argument 'image' fails the content check: declared "image/png" but the bytes are text; send image/png data or declare the real media type.
 //	Argument 'image' is not a data: URI: received scheme "https:", only data: URIs are accepted.
 //	Argument 'image' is not a valid data: URI: there is no comma before the data; the form is data:[<mediatype>][;base64],<data>.
 //
 // An error text never contains file bytes; it quotes only tokens checked to
-// be a scheme or a media type, cut to 64 bytes.
+// be a scheme or a media type, cut to 64 bytes. The same holds for what
+// [AddTool] and [Elicit] answer when the arguments break the schema
+// elsewhere: the schema validator sees long strings, data: URIs and long
+// numbers replaced by short stand-ins that it judges alike ("[string of
+// 7340032 bytes]", "data:image/png;base64,[5242880 bytes]"), and every
+// such text is cut to 1 KiB.
 //
 // # Redaction
 //

@@ -184,7 +184,7 @@ func (e elicitation[T, P]) answer(er *mcp.ElicitResult, try int) (ans Answer[T],
 		return ans, "", nil
 	case Accept:
 	default:
-		return ans, "", fmt.Errorf("the client answered the form with the unknown action %q", er.Action)
+		return ans, "", fmt.Errorf("the client answered the form with the unknown action %s", echo(er.Action))
 	}
 	content, err := json.Marshal(er.Content)
 	if err != nil {

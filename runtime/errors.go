@@ -14,10 +14,9 @@ const (
 	// RuleScheme: the value is not a data: URI (https:, file:, mcp-file:, a
 	// path, plain text or an empty string). Such values are never dereferenced.
 	RuleScheme Rule = "scheme"
-	// RuleURIForm: the value is a data: URI, or a JSON value meant to hold
-	// one, that is malformed: no comma, a bad media type or parameter,
-	// ";base64" out of place, invalid base64, a bad %-escape, a control
-	// character, or a JSON value of the wrong kind.
+	// RuleURIForm: the value is a data: URI that is malformed: no comma, a
+	// bad media type or parameter, ";base64" out of place, invalid base64, a
+	// bad %-escape or a control character.
 	RuleURIForm Rule = "uriForm"
 	// RuleMediaType: the URI's media type is not allowed by accept.
 	RuleMediaType Rule = "mediaType"
@@ -26,8 +25,15 @@ const (
 	RuleContent Rule = "content"
 	// RuleMaxSize: the decoded file is larger than maxSize.
 	RuleMaxSize Rule = "maxSize"
-	// RuleMaxFiles: an array argument holds more files than maxFiles.
+	// RuleMaxFiles: an array argument holds more files than maxFiles, or
+	// than [DefaultMaxFiles] when it declares none.
 	RuleMaxFiles Rule = "maxFiles"
+	// RuleMinFiles: an array argument holds fewer files than minFiles (the
+	// schema's minItems; a required array of files needs at least one).
+	RuleMinFiles Rule = "minFiles"
+	// RuleType: the JSON value of a file argument has the wrong type: a file
+	// is a string, several files are an array of strings.
+	RuleType Rule = "type"
 )
 
 // Error is a file argument that broke a rule. Its Error text is written for
@@ -45,7 +51,7 @@ type Error struct {
 	Rule Rule
 
 	// Received is the decoded size in bytes (RuleMaxSize) or the number of
-	// files (RuleMaxFiles); Limit is the limit it broke.
+	// files (RuleMaxFiles, RuleMinFiles); Limit is the limit it broke.
 	Received int64
 	Limit    int64
 
@@ -60,9 +66,10 @@ type Error struct {
 	// Scheme is the lower-cased scheme of a non-data: URI, truncated, or
 	// "" when the value had none (RuleScheme).
 	Scheme string
-	// Reason says what is wrong with the form of the URI (RuleURIForm), or
+	// Reason says what is wrong with the form of the URI (RuleURIForm),
 	// what was received instead of a URI with a scheme (RuleScheme, e.g.
-	// "an empty string"). It is written by this package and holds no part
+	// "an empty string"), or what JSON value was received and what was
+	// wanted (RuleType). It is written by this package and holds no part
 	// of the value.
 	Reason string
 }
@@ -94,6 +101,14 @@ func (e *Error) Error() string {
 		b.WriteString(strconv.FormatInt(e.Received, 10))
 		b.WriteString(" files, limit is ")
 		b.WriteString(strconv.FormatInt(e.Limit, 10))
+	case RuleMinFiles:
+		b.WriteString("has fewer files than minFiles: received ")
+		b.WriteString(strconv.FormatInt(e.Received, 10))
+		b.WriteString(" files, minimum is ")
+		b.WriteString(strconv.FormatInt(e.Limit, 10))
+	case RuleType:
+		b.WriteString("has the wrong JSON type: ")
+		b.WriteString(e.Reason)
 	case RuleMediaType:
 		b.WriteString("has a media type that accept does not allow: received ")
 		b.WriteString(echo(e.MediaType))
@@ -138,6 +153,16 @@ func (e *Error) Error() string {
 	}
 	b.WriteByte('.')
 	return b.String()
+}
+
+// typeError is the RuleType error for a file argument whose JSON value t
+// is not what its schema wants: one data: URI string, or an array of them.
+func typeError(arg string, t []byte, array bool) *Error {
+	want := "a data: URI string"
+	if array {
+		want = "an array of data: URI strings"
+	}
+	return &Error{Arg: arg, Rule: RuleType, Reason: "received " + jsonKind(t) + ", want " + want}
 }
 
 func describeDetected(d string) string {

@@ -35,6 +35,13 @@ type File struct {
 
 	// Data is the decoded bytes.
 	Data []byte
+
+	// UseRuntimeAddTool is always empty and never read. Its jsonschema tag
+	// makes the SDK's schema inference fail for any type that holds a File,
+	// so that registering such a type with mcp.AddTool, which would describe
+	// the File as an object and reject every call, panics at registration
+	// with a message that points to [AddTool].
+	UseRuntimeAddTool struct{} `jsonschema:"mcpfile=runtime.File has no schema of its own: register tools whose arguments hold files with runtime.AddTool (mcpfilegen generates their schema), not mcp.AddTool; a File is not a tool output"`
 }
 
 // String returns the redacted form of f, e.g. "data:image/png;base64,[70 bytes]".
@@ -45,7 +52,11 @@ func (f File) String() string {
 // Format implements fmt.Formatter so that no verb prints f.Data: %v and %s
 // print [File.String], %q quotes it, %+v adds field names, %#v prints Go
 // syntax with the data replaced by a comment, and any other verb prints
-// %!verb(runtime.File=…) with the redacted form.
+// %!verb(runtime.File=…) with the redacted form. %+v and %#v escape
+// control and format characters (such as U+202E) in the media type, the
+// parameters and the name: %#v quotes every string, %+v quotes a parameter
+// key or value that is not an RFC 2045 token, and the media type or name
+// when it holds a character that is not printable.
 func (f File) Format(s fmt.State, verb rune) {
 	switch verb {
 	case 'v':
@@ -54,8 +65,8 @@ func (f File) Format(s fmt.State, verb rune) {
 			fmt.Fprintf(s, "runtime.File{MediaType:%q, Params:%#v, Name:%q, Data:[]byte{/* %d bytes */}}",
 				f.MediaType, f.Params, f.Name, len(f.Data))
 		case s.Flag('+'):
-			fmt.Fprintf(s, "{MediaType:%s Params:%v Name:%s Data:[%d bytes]}",
-				f.MediaType, f.Params, f.Name, len(f.Data))
+			fmt.Fprintf(s, "{MediaType:%s Params:%s Name:%s Data:[%d bytes]}",
+				printableText(f.MediaType), printableParams(f.Params), printableText(f.Name), len(f.Data))
 		default:
 			fmt.Fprint(s, f.String())
 		}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 )
 
 // This file reads what a generated schema says about files: which top-level
@@ -22,7 +23,32 @@ const (
 type fileProp struct {
 	kind     fileKind
 	d        Descriptor // the x-mcp-file of the property, or of its items
+	minItems int        // for fileArray: the schema's minItems (minFiles), 0 when none
 	maxItems int        // for fileArray: the schema's maxItems (maxFiles), 0 when none
+}
+
+// maxFiles returns the most files the array property p takes: its
+// maxItems, else [DefaultMaxFiles].
+func (p fileProp) maxFiles() int {
+	if p.maxItems > 0 {
+		return p.maxItems
+	}
+	if DefaultMaxFiles > 0 {
+		return DefaultMaxFiles
+	}
+	return math.MaxInt
+}
+
+// checkCount checks the number of files n of the array argument arg
+// against p's limits, the largest first.
+func (p fileProp) checkCount(arg string, n int) *Error {
+	if limit := p.maxFiles(); n > limit {
+		return &Error{Arg: arg, Rule: RuleMaxFiles, Received: int64(n), Limit: int64(limit)}
+	}
+	if n < p.minItems {
+		return &Error{Arg: arg, Rule: RuleMinFiles, Received: int64(n), Limit: int64(p.minItems)}
+	}
+	return nil
 }
 
 // fileProperties returns the top-level properties of the object schema b
@@ -33,6 +59,7 @@ func fileProperties(b []byte) (map[string]fileProp, error) {
 		Items *struct {
 			File *Descriptor `json:"x-mcp-file"`
 		} `json:"items"`
+		MinItems *int `json:"minItems"`
 		MaxItems *int `json:"maxItems"`
 	}
 	var s struct {
@@ -53,6 +80,12 @@ func fileProperties(b []byte) (map[string]fileProp, error) {
 					return nil, fmt.Errorf("property %q is an array of files with maxItems %d: want at least 1 (mcpfile tag maxFiles), or none for no limit", name, *p.MaxItems)
 				}
 				fp.maxItems = *p.MaxItems
+			}
+			if p.MinItems != nil {
+				if *p.MinItems < 0 || fp.maxItems > 0 && *p.MinItems > fp.maxItems {
+					return nil, fmt.Errorf("property %q is an array of files with minItems %d: want from 0 to maxItems (mcpfile tag minFiles)", name, *p.MinItems)
+				}
+				fp.minItems = *p.MinItems
 			}
 			files[name] = fp
 		}

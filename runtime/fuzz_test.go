@@ -173,8 +173,8 @@ func FuzzDecodeJSON(f *testing.F) {
 		t0 := trimWS(tok)
 		if len(t0) == 0 || t0[0] != '"' {
 			var e *Error
-			if !errors.As(err, &e) || e.Rule != RuleURIForm || !errors.As(verr, &e) {
-				t.Fatalf("DecodeJSON(%q) = %v, ValidateJSON = %v; want RuleURIForm", tok, err, verr)
+			if !errors.As(err, &e) || e.Rule != RuleType || !errors.As(verr, &e) {
+				t.Fatalf("DecodeJSON(%q) = %v, ValidateJSON = %v; want RuleType", tok, err, verr)
 			}
 			return
 		}
@@ -293,7 +293,7 @@ func FuzzScanObject(f *testing.F) {
 				if err := json.Unmarshal(v, &arr); err != nil {
 					t.Fatal(err)
 				}
-				n, err := scanArray("docs", v, 0, func(k int, tok []byte) error {
+				n, err := scanArray("docs", v, fileProp{maxItems: len(arr) + 1}, func(k int, tok []byte) error {
 					if compact(t, tok) != compact(t, arr[k]) {
 						t.Fatalf("scanArray(%q) item %d = %q, want %q", v, k, tok, arr[k])
 					}

@@ -242,7 +242,7 @@ func unquote(s []byte) []byte {
 func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
 	t := trimWS(tok)
 	if len(t) == 0 || t[0] != '"' {
-		return nil, false, formError(arg, "expected a JSON string, received "+jsonKind(t))
+		return nil, false, typeError(arg, t, false)
 	}
 	if len(t) >= 2 && t[len(t)-1] == '"' && plain(t[1:len(t)-1]) {
 		return t[1 : len(t)-1], false, nil
@@ -675,15 +675,16 @@ func walkObject(b []byte, i int, each func(key, val span) bool) bool {
 
 // scanArray walks tok, the raw JSON value of the file-array argument arg,
 // for a generated UnmarshalJSON method. It first checks tok and counts its
-// elements, failing with a RuleMaxFiles [*Error] when maxItems > 0 and there
-// are more; then it calls item for each element, in order, with its index
-// and raw token (not copied, no surrounding whitespace), and stops at the
-// first error item returns. n is the number of elements.
+// elements, failing with a RuleMaxFiles [*Error] when there are more than
+// lim allows and RuleMinFiles when fewer; then it calls item for each
+// element, in order, with its index and raw token (not copied, no
+// surrounding whitespace), and stops at the first error item returns. n is
+// the number of elements.
 //
 // A tok that is not an array (null included: check isNull first) gives a
-// RuleURIForm [*Error]; a malformed one gives the error encoding/json gives
+// RuleType [*Error]; a malformed one gives the error encoding/json gives
 // for it.
-func scanArray(arg string, tok []byte, maxItems int, item func(i int, tok []byte) error) (n int, err error) {
+func scanArray(arg string, tok []byte, lim fileProp, item func(i int, tok []byte) error) (n int, err error) {
 	t := trimWS(tok)
 	if len(t) == 0 || t[0] != '[' {
 		if len(t) > 0 {
@@ -691,14 +692,14 @@ func scanArray(arg string, tok []byte, maxItems int, item func(i int, tok []byte
 				return 0, jsonError(tok, new([]json.RawMessage))
 			}
 		}
-		return 0, formError(arg, "expected a JSON array of data: URIs, received "+jsonKind(t))
+		return 0, typeError(arg, t, true)
 	}
 	n, ok := walkArray(t, nil)
 	if !ok {
 		return 0, jsonError(tok, new([]json.RawMessage))
 	}
-	if maxItems > 0 && n > maxItems {
-		return n, &Error{Arg: arg, Rule: RuleMaxFiles, Received: int64(n), Limit: int64(maxItems)}
+	if err := lim.checkCount(arg, n); err != nil {
+		return n, err
 	}
 	if item == nil {
 		return n, nil

@@ -183,7 +183,7 @@ func TestLookupMatchesEncodingJSON(t *testing.T) {
 
 func TestScanArray(t *testing.T) {
 	collect := func(tok string, maxItems int) (items []string, n int, err error) {
-		n, err = scanArray("docs", []byte(tok), maxItems, func(i int, tok []byte) error {
+		n, err = scanArray("docs", []byte(tok), fileProp{kind: fileArray, maxItems: maxItems}, func(i int, tok []byte) error {
 			items = append(items, fmt.Sprintf("%d=%s", i, tok))
 			return nil
 		})
@@ -202,12 +202,23 @@ func TestScanArray(t *testing.T) {
 		t.Errorf("scanArray(3 items, max 2) = %q, %d, %v", items, n, err)
 	}
 	if _, _, err := collect(`["a","b","c"]`, 0); err != nil {
-		t.Errorf("scanArray(maxItems 0) = %v, want no limit", err)
+		t.Errorf("scanArray(maxItems 0) = %v, want DefaultMaxFiles", err)
+	}
+	many := "[" + strings.Repeat(`"a",`, DefaultMaxFiles) + `"a"]`
+	_, n, err = collect(many, 0)
+	e = wantRule(t, "scanArray(DefaultMaxFiles+1 items)", err, RuleMaxFiles)
+	if want := fmt.Sprintf("Argument 'docs' exceeds maxFiles: received %d files, limit is %d.", DefaultMaxFiles+1, DefaultMaxFiles); e.Error() != want || n != DefaultMaxFiles+1 {
+		t.Errorf("scanArray(DefaultMaxFiles+1 items) = %d, %v; want %s", n, err, want)
+	}
+	_, err = scanArray("docs", []byte(`[]`), fileProp{kind: fileArray, minItems: 1}, nil)
+	e = wantRule(t, "scanArray([], minItems 1)", err, RuleMinFiles)
+	if want := "Argument 'docs' has fewer files than minFiles: received 0 files, minimum is 1."; e.Error() != want {
+		t.Errorf("scanArray([], minItems 1) = %v, want %s", err, want)
 	}
 	for tok, kind := range map[string]string{`"data:,x"`: "a string", `null`: "null", `{}`: "an object", `1`: "a number"} {
 		_, _, err := collect(tok, 0)
-		e := wantRule(t, "scanArray("+tok+")", err, RuleURIForm)
-		if want := "Argument 'docs' is not a valid data: URI: expected a JSON array of data: URIs, received " + kind + "; the form is data:[<mediatype>][;base64],<data>."; e.Error() != want {
+		e := wantRule(t, "scanArray("+tok+")", err, RuleType)
+		if want := "Argument 'docs' has the wrong JSON type: received " + kind + ", want an array of data: URI strings."; e.Error() != want {
 			t.Errorf("scanArray(%s) error\n got %s\nwant %s", tok, e, want)
 		}
 	}
@@ -221,7 +232,7 @@ func TestScanArray(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	calls := 0
-	if _, err := scanArray("docs", []byte(`[1,2,3]`), 0, func(int, []byte) error { calls++; return boom }); err != boom || calls != 1 {
+	if _, err := scanArray("docs", []byte(`[1,2,3]`), fileProp{}, func(int, []byte) error { calls++; return boom }); err != boom || calls != 1 {
 		t.Errorf("scanArray with failing item = %v after %d calls", err, calls)
 	}
 }

@@ -29,7 +29,11 @@ const (
 // encoders (encoding/json, JSON.stringify, Python's json) escape none of
 // these characters.
 func fileJSONBytes(n int64) int64 {
-	return 2 + int64(len("data:")) + MediaTypeBytes + int64(len(";base64,")) + 4*((n+2)/3)
+	groups := n / 3
+	if n%3 != 0 {
+		groups++
+	}
+	return addSat(2+int64(len("data:"))+MediaTypeBytes+int64(len(";base64,")), mulSat(4, groups))
 }
 
 // RequestBytes returns the size of the largest request body a client sends
@@ -41,8 +45,9 @@ func fileJSONBytes(n int64) int64 {
 // The size is [EnvelopeBytes] plus, for each file, its member name, 4 bytes
 // of JSON punctuation and the data: URI in base64 form: "data:", up to
 // [MediaTypeBytes] of media type, ";base64," and 4·⌈maxSize/3⌉ characters.
-// An array of files counts maxItems files. A file without maxSize counts
-// [DefaultMaxSize], the ceiling the decoder enforces for it.
+// An array of files counts maxItems files, or [DefaultMaxFiles] without
+// maxItems. A file without maxSize counts [DefaultMaxSize]: the ceilings the
+// decoder enforces.
 //
 // The budget is for the base64 form, which clients use for files a user
 // picks, and which no standard JSON encoder escapes (encoding/json,
@@ -53,8 +58,8 @@ func fileJSONBytes(n int64) int64 {
 // budget (4/3 of maxSize, plus the slack above): a percent-encoded text file
 // near its maxSize may not.
 //
-// It is an error when an array of files has no maxItems (mcpfilegen's
-// maxFiles): then no limit follows from the schema.
+// It is an error when a schema is not a generated object schema, or its
+// x-mcp-file entries are malformed.
 func RequestBytes(schemas ...json.RawMessage) (int64, error) {
 	total := int64(EnvelopeBytes)
 	for _, b := range schemas {
@@ -84,20 +89,19 @@ func RequestBytes(schemas ...json.RawMessage) (int64, error) {
 //
 //	&mcp.StdioTransport{MaxLineLength: int(max(limit, mcp.DefaultMaxLineLength))}
 //
-// MaxRequestBytes panics when a schema cannot give a limit (see
-// [RequestBytes]): the schemas are fixed when the program is built. Combine
-// the schemas of one request with RequestBytes and take the maximum yourself
-// when a tool elicits files.
-func MaxRequestBytes(schemas ...json.RawMessage) int64 {
+// It returns the error of [RequestBytes] for a schema that cannot give a
+// limit. Combine the schemas of one request with RequestBytes and take the
+// maximum yourself when a tool elicits files.
+func MaxRequestBytes(schemas ...json.RawMessage) (int64, error) {
 	limit := int64(mcp.DefaultMaxRequestBodyBytes)
 	for _, b := range schemas {
 		n, err := RequestBytes(b)
 		if err != nil {
-			panic(fmt.Sprintf("runtime.MaxRequestBytes: %v", err))
+			return 0, fmt.Errorf("runtime.MaxRequestBytes: %w", err)
 		}
 		limit = max(limit, n)
 	}
-	return limit
+	return limit, nil
 }
 
 // fileBytes returns the bytes the file members of one object following the
@@ -118,24 +122,13 @@ func fileBytes(b json.RawMessage) (int64, error) {
 		member := int64(len(name)) + 4 // quotes, colon, comma
 		switch p.kind {
 		case fileScalar:
-			total = addSat(total, member+fileJSONBytes(sizeOf(p.d.MaxSize)))
+			total = addSat(total, member+fileJSONBytes(p.d.limit()))
 		case fileArray:
-			if p.maxItems == 0 {
-				return 0, fmt.Errorf("property %q is an array of files without maxItems (mcpfile tag maxFiles): no request limit follows from it", name)
-			}
-			each := fileJSONBytes(sizeOf(p.d.MaxSize)) + 1 // and a comma
-			total = addSat(total, addSat(member+2, mulSat(int64(p.maxItems), each)))
+			each := fileJSONBytes(p.d.limit()) + 1 // and a comma
+			total = addSat(total, addSat(member+2, mulSat(int64(p.maxFiles()), each)))
 		}
 	}
 	return total, nil
-}
-
-// sizeOf is the decoded size limit for a declared maxSize.
-func sizeOf(maxSize int64) int64 {
-	if maxSize <= 0 {
-		return DefaultMaxSize
-	}
-	return maxSize
 }
 
 // addSat is a+b for non-negative a and b, saturating at math.MaxInt64.

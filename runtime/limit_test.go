@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -46,25 +47,40 @@ func TestRequestBytes(t *testing.T) {
 	}
 }
 
-func TestRequestBytesUnbounded(t *testing.T) {
-	s := json.RawMessage(`{"type":"object","properties":{"fs":{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{"maxSize":10}}}}}`)
-	if n, err := runtime.RequestBytes(s); err == nil || !strings.Contains(err.Error(), `"fs"`) {
-		t.Errorf("RequestBytes(array without maxItems) = %d, %v; want an error naming the property", n, err)
+// TestRequestBytesDefaults checks the limits that follow from a schema
+// that declares none: DefaultMaxFiles files of DefaultMaxSize bytes, and
+// saturation instead of overflow when a default is lifted.
+func TestRequestBytesDefaults(t *testing.T) {
+	file := func(n int64) int64 {
+		return int64(len(`"data:`)) + runtime.MediaTypeBytes + int64(len(`;base64,"`)) + 4*((n+2)/3)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("MaxRequestBytes(array without maxItems) did not panic")
+	s := json.RawMessage(`{"type":"object","properties":{"fs":{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{"maxSize":10}}}}}`)
+	want := runtime.EnvelopeBytes + int64(len("fs")) + 4 + 2 + int64(runtime.DefaultMaxFiles)*(file(10)+1)
+	if n, err := runtime.RequestBytes(s); err != nil || n != want {
+		t.Errorf("RequestBytes(array without maxItems) = %d, %v; want %d (DefaultMaxFiles files)", n, err, want)
+	}
+	if n, err := runtime.MaxRequestBytes(s); err != nil || n != max(want, mcp.DefaultMaxRequestBodyBytes) {
+		t.Errorf("MaxRequestBytes(array without maxItems) = %d, %v", n, err)
+	}
+	defer func(size int64, files int) { runtime.DefaultMaxSize, runtime.DefaultMaxFiles = size, files }(runtime.DefaultMaxSize, runtime.DefaultMaxFiles)
+	runtime.DefaultMaxSize, runtime.DefaultMaxFiles = 0, 0
+	unbounded := json.RawMessage(`{"type":"object","properties":{"fs":{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{}}}}}`)
+	if n, err := runtime.RequestBytes(unbounded); err != nil || n != math.MaxInt64 {
+		t.Errorf("RequestBytes(no ceilings) = %d, %v; want math.MaxInt64", n, err)
+	}
+	for _, bad := range []string{`{"type":"object","properties":{"fs":{"type":"array","maxItems":0,"items":{"type":"string","format":"uri","x-mcp-file":{}}}}}`, `[`} {
+		if n, err := runtime.MaxRequestBytes(json.RawMessage(bad)); err == nil || !strings.HasPrefix(err.Error(), "runtime.MaxRequestBytes: ") {
+			t.Errorf("MaxRequestBytes(%s) = %d, %v; want an error", bad, n, err)
 		}
-	}()
-	runtime.MaxRequestBytes(s)
+	}
 }
 
 func TestMaxRequestBytes(t *testing.T) {
-	if got := runtime.MaxRequestBytes(imageSchema, docsSchema); got != mcp.DefaultMaxRequestBodyBytes {
+	if got, err := runtime.MaxRequestBytes(imageSchema, docsSchema); err != nil || got != mcp.DefaultMaxRequestBodyBytes {
 		t.Errorf("MaxRequestBytes(small tools) = %d, want the SDK's default %d", got, mcp.DefaultMaxRequestBodyBytes)
 	}
 	big, _ := runtime.RequestBytes(bigSchema)
-	if got := runtime.MaxRequestBytes(imageSchema, bigSchema, docsSchema); got != big {
+	if got, err := runtime.MaxRequestBytes(imageSchema, bigSchema, docsSchema); err != nil || got != big {
 		t.Errorf("MaxRequestBytes = %d, want the largest request, %d", got, big)
 	}
 }
@@ -120,7 +136,10 @@ func TestFiveMiBOverHTTP(t *testing.T) {
 	data := make([]byte, 5<<20)
 	_, _ = rand.NewChaCha8([32]byte{1}).Read(data)
 	sum := sha256.Sum256(data)
-	limit := runtime.MaxRequestBytes(bigSchema)
+	limit, err := runtime.MaxRequestBytes(bigSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
 			s := newServer()

@@ -36,13 +36,10 @@ type fileField struct {
 	// names the argument in errors ("docs", and "docs[2]" for an item).
 	key string
 
-	// array reports whether the property is an array of files, whose items
-	// carry the x-mcp-file entry; maxFiles is its maxItems, zero for none.
-	array    bool
-	maxFiles int
-
-	// d holds the x-mcp-file constraints each file is checked against.
-	d Descriptor
+	// fileProp is the property: a single file or an array of files, the
+	// x-mcp-file constraints each file is checked against, and the limits
+	// on the number of files.
+	fileProp
 }
 
 // NewObject returns the Object of a struct type. schema is the type's JSON
@@ -85,7 +82,7 @@ func (o *Object) readSchema() ([]fileField, error) {
 			return nil, fmt.Errorf("mcpfile: internal error: file field %q has no x-mcp-file in the schema: run go generate", name)
 		}
 		delete(props, name)
-		files[i] = fileField{key: name, array: p.kind == fileArray, maxFiles: p.maxItems, d: p.d}
+		files[i] = fileField{key: name, fileProp: p}
 	}
 	if len(props) > 0 {
 		extra := slices.Sorted(maps.Keys(props))
@@ -175,11 +172,11 @@ func (o *Object) Unmarshal(b []byte, plain any, targets ...Target) error {
 func (f *fileField) decode(field any, val []byte) error {
 	switch field.(type) {
 	case *[]File, *[]string:
-		if !f.array {
+		if f.kind != fileArray {
 			return fmt.Errorf("mcpfile: internal error: field %q: target %T is a slice, but the schema's property is a single file: run go generate", f.key, field)
 		}
 	default:
-		if f.array {
+		if f.kind == fileArray {
 			return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a slice, but the schema's property is an array of files: run go generate", f.key, field)
 		}
 	}
@@ -237,7 +234,7 @@ func decodeItems[T File | string](f *fileField, val []byte, field *[]T, one func
 		return nil
 	}
 	xs := []T{}
-	if _, err := scanArray(f.key, val, f.maxFiles, func(i int, item []byte) error {
+	if _, err := scanArray(f.key, val, f.fileProp, func(i int, item []byte) error {
 		x, err := one(f.key+"["+strconv.Itoa(i)+"]", item, f.d)
 		if err != nil {
 			return err

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -23,6 +26,17 @@ type argsChecker struct {
 	resolved    *jsonschema.Resolved
 	files       map[string]fileProp // top-level property name → how it holds files
 	hasDefaults bool                // the schema has a default somewhere
+
+	// shorten reports that the validator's verdict depends on no string's
+	// content and on no number's digits beyond its float64 value: the
+	// schema has no keyword that reads them (pattern, minLength, enum, …;
+	// see contentKeywords) and no default. The skeleton then stands in
+	// short placeholders for long strings and data: URIs wherever they are,
+	// so that the validator neither copies a file sent in the wrong place
+	// nor quotes it in its error. keyLen is the longest property name in
+	// the schema: a longer key names no property.
+	shorten bool
+	keyLen  int
 }
 
 // newArgsChecker prepares the checking of tool arguments (what is
@@ -48,22 +62,65 @@ func newArgsChecker(what string, b json.RawMessage) (*argsChecker, error) {
 	if err := json.Unmarshal(b, &generic); err != nil {
 		return nil, err
 	}
-	return &argsChecker{what: what, resolved: r, files: files, hasDefaults: hasKey(generic, "default")}, nil
+	c := &argsChecker{what: what, resolved: r, files: files}
+	content := false
+	walkSchema(generic, func(keyword string, props map[string]any) {
+		switch {
+		case keyword == "default":
+			c.hasDefaults = true
+		case contentKeywords[keyword]:
+			content = true
+		}
+		for name := range props {
+			c.keyLen = max(c.keyLen, len(name))
+		}
+	})
+	c.shorten = !content && !c.hasDefaults
+	return c, nil
 }
 
-// hasKey reports whether key is a member name anywhere in the JSON value v.
-func hasKey(v any, key string) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if k == key || hasKey(e, key) {
-				return true
+// contentKeywords are the JSON Schema keywords whose verdict can depend on
+// a string's content or on which of several strings an instance holds. The
+// SDK's schema inference, and so mcpfilegen, writes none of them.
+var contentKeywords = map[string]bool{
+	"minLength": true, "maxLength": true, "pattern": true, "patternProperties": true,
+	"propertyNames": true, "enum": true, "const": true, "uniqueItems": true,
+	"contains": true, "dependentRequired": true, "dependentSchemas": true,
+	"if": true, "not": true, "anyOf": true, "oneOf": true, "allOf": true,
+}
+
+// walkSchema calls visit for every keyword of the JSON Schema v and of its
+// subschemas, with the property map when the keyword is "properties".
+func walkSchema(v any, visit func(keyword string, props map[string]any)) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for k, e := range m {
+		props, _ := e.(map[string]any)
+		if k != "properties" {
+			props = nil
+		}
+		visit(k, props)
+		switch k {
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+			if sub, ok := e.(map[string]any); ok {
+				for _, s := range sub {
+					walkSchema(s, visit)
+				}
+			}
+		case "items", "additionalProperties", "not", "if", "then", "else", "contains",
+			"propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
+			"allOf", "anyOf", "oneOf", "prefixItems":
+			if list, ok := e.([]any); ok {
+				for _, s := range list {
+					walkSchema(s, visit)
+				}
+			} else {
+				walkSchema(e, visit)
 			}
 		}
-	case []any:
-		return slices.ContainsFunc(v, func(e any) bool { return hasKey(e, key) })
 	}
-	return false
 }
 
 // decode validates the arguments args against the schema and decodes them
@@ -72,6 +129,11 @@ func hasKey(v any, key string) bool {
 // by encoding/json, else with encoding/json. Its error is the text the model
 // sees.
 func (c *argsChecker) decode(args json.RawMessage, dst any) error {
+	return bounded(c.decodeArgs(args, dst))
+}
+
+// decodeArgs implements decode, with errors of any length.
+func (c *argsChecker) decodeArgs(args json.RawMessage, dst any) error {
 	skel, present, err := c.skeleton(args)
 	if fe := (*Error)(nil); errors.As(err, &fe) {
 		return fe
@@ -156,56 +218,78 @@ func (c *argsChecker) withDefaults(args json.RawMessage, inst any, present map[s
 
 // skeleton returns a copy of the JSON object args in which every string
 // value of a file member, and every string item of a file array, is replaced
-// by the placeholder; every other byte is kept. present holds the names of
+// by the placeholder, and, when c.shorten, every long string, data: URI and
+// long number elsewhere by a short stand-in that the validator judges alike
+// (see appendValue); every other byte is kept. present holds the names of
 // the file members found. A value that is not an object is returned as is,
-// for the validator to reject.
+// or shortened, for the validator to reject.
 //
-// A file array with more items than its maxFiles fails here with the
-// RuleMaxFiles [*Error], in the SEP's words, rather than with the
-// validator's maxItems text, and before any of its items is decoded.
+// A file member of the wrong JSON type fails here with a RuleType [*Error],
+// and a file array with more items than its maxFiles (or
+// [DefaultMaxFiles]) or fewer than its minItems with RuleMaxFiles or
+// RuleMinFiles, in the SEP's words rather than the validator's, before any
+// item is decoded and before the value is copied. As with the validator,
+// the last of repeated keys counts.
 func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]bool, err error) {
 	i := skipWS(args, 0)
 	if i == len(args) || args[i] != '{' {
+		if end, ok := scanValue(args, i, 0); ok && skipWS(args, end) == len(args) {
+			return c.appendValue(nil, args[i:end], new(int)), nil, nil
+		}
 		return args, nil, nil
 	}
 	out := make([]byte, 0, 256)
 	out = append(out, '{')
-	n := 0
+	n, keys := 0, 0
+	var bad map[string]*Error // file members of the wrong shape, by name
+	var order []string
 	ok := walkObject(args, i, func(key, val span) bool {
 		if n > 0 {
 			out = append(out, ',')
 		}
 		n++
 		k, v := args[key.start:key.end], args[val.start:val.end]
-		out = append(out, k...)
+		out = c.appendString(out, k, true, &keys)
 		out = append(out, ':')
 		prop, name := c.fileProp(k)
-		if prop.kind != 0 {
-			if present == nil {
-				present = make(map[string]bool)
-			}
-			present[name] = true
+		if prop.kind == 0 {
+			out = c.appendValue(out, v, &keys)
+			return true
 		}
+		if present == nil {
+			present = make(map[string]bool)
+		}
+		present[name] = true
+		var ferr *Error
 		switch {
 		case prop.kind == fileScalar && v[0] == '"':
 			out = append(out, placeholder...)
-		case prop.kind == fileArray && v[0] == '[':
-			var items int
-			out, items = appendArraySkeleton(out, v)
-			if prop.maxItems > 0 && items > prop.maxItems {
-				err = &Error{Arg: name, Rule: RuleMaxFiles, Received: int64(items), Limit: int64(prop.maxItems)}
-				return false
-			}
+		case prop.kind == fileScalar:
+			ferr = typeError(name, v, false)
+		case v[0] == '[':
+			out, ferr = appendArraySkeleton(out, name, v, prop)
 		default:
-			out = append(out, v...)
+			ferr = typeError(name, v, true)
+		}
+		if ferr != nil {
+			out = append(out, "null"...) // never validated: the error is reported first
+			if bad == nil {
+				bad = make(map[string]*Error)
+			}
+			order = append(order, name)
+		}
+		if bad != nil {
+			bad[name] = ferr // a later value of the same key replaces an earlier error
 		}
 		return true
 	})
-	if err != nil {
-		return nil, nil, err
-	}
 	if !ok {
 		return nil, nil, errMalformed
+	}
+	for _, name := range order {
+		if e := bad[name]; e != nil {
+			return nil, nil, e
+		}
 	}
 	return append(out, '}'), present, nil
 }
@@ -228,26 +312,152 @@ func (c *argsChecker) fileProp(key []byte) (fileProp, string) {
 		}
 		return fileProp{}, ""
 	}
+	longest := 0
+	for name := range c.files {
+		longest = max(longest, len(name))
+	}
+	if len(raw) > 6*longest { // \uXXXX for each byte
+		return fileProp{}, "" // too long to unescape to a file property's name
+	}
 	name := string(unquote(raw))
 	return c.files[name], name
 }
 
-// appendArraySkeleton appends the well-formed JSON array arr to out with
-// each string item replaced by the placeholder, and counts the items.
-func appendArraySkeleton(out, arr []byte) ([]byte, int) {
+// appendArraySkeleton appends the well-formed JSON array arr, the value of
+// the file array argument name, to out with each string item replaced by
+// the placeholder. The number of items is checked against p first, and an
+// item that is not a string is a RuleType error.
+func appendArraySkeleton(out []byte, name string, arr []byte, p fileProp) ([]byte, *Error) {
+	n, _ := walkArray(arr, nil)
+	if err := p.checkCount(name, n); err != nil {
+		return out, err
+	}
 	out = append(out, '[')
 	k := 0
-	n, _ := walkArray(arr, func(elem []byte) bool {
+	var err *Error
+	walkArray(arr, func(elem []byte) bool {
+		if elem[0] != '"' {
+			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, false)
+			return false
+		}
 		if k > 0 {
 			out = append(out, ',')
 		}
 		k++
-		if elem[0] == '"' {
-			out = append(out, placeholder...)
-		} else {
-			out = append(out, elem...)
-		}
+		out = append(out, placeholder...)
 		return true
 	})
-	return append(out, ']'), n
+	return append(out, ']'), err
 }
+
+// Stand-ins in the skeleton (see appendValue).
+const (
+	// shortLen is the longest string, in JSON bytes between the quotes,
+	// that the skeleton keeps as it is, unless it is a data: URI.
+	shortLen = 64
+	// numberLen is the longest number the skeleton keeps as written.
+	numberLen = 32
+)
+
+// appendValue appends the well-formed JSON value v to out, and, when
+// c.shorten, with stand-ins that the validator judges as it would judge v:
+// a string longer than shortLen becomes "[string of N bytes]", a data: URI
+// its redacted form (see [Redact]), a key longer than any property name
+// "[key #k of N bytes]" (numbered, so that keys stay distinct), and a
+// number longer than numberLen the shortest form of its float64 value (or
+// 1e999, which overflows as it did). n counts the keys replaced.
+func (c *argsChecker) appendValue(out, v []byte, n *int) []byte {
+	if !c.shorten {
+		return append(out, v...)
+	}
+	for i := 0; i < len(v); {
+		switch ch := v[i]; {
+		case ch == '"':
+			j, _ := scanString(v, i)
+			k := skipWS(v, j)
+			out = c.appendString(out, v[i:j], k < len(v) && v[k] == ':', n)
+			i = j
+		case ch == '-' || '0' <= ch && ch <= '9':
+			j, _ := scanNumber(v, i)
+			out = appendNumber(out, v[i:j])
+			i = j
+		default: // punctuation, white space, true, false, null
+			out = append(out, ch)
+			i++
+		}
+	}
+	return out
+}
+
+// appendString appends the JSON string tok (quotes included), a key when
+// key is true, shortened as appendValue says when c.shorten.
+func (c *argsChecker) appendString(out, tok []byte, key bool, n *int) []byte {
+	raw := tok[1 : len(tok)-1]
+	if !c.shorten {
+		return append(out, tok...)
+	}
+	if key {
+		if len(raw) <= max(shortLen, c.keyLen) {
+			return append(out, tok...)
+		}
+		*n++
+		return fmt.Appendf(out, `"[key #%d of %d bytes]"`, *n, len(raw))
+	}
+	if len(raw) >= 5 && asciiEqualFold(raw[:5], "data:") {
+		r := Redact(unsafe.String(unsafe.SliceData(raw), len(raw)))
+		if len(r) > shortLen || !plain(stringBytes(r)) {
+			r = "data:[" + strconv.Itoa(len(raw)) + " bytes]"
+		}
+		out = append(out, '"')
+		out = append(out, r...)
+		return append(out, '"')
+	}
+	if len(raw) <= shortLen {
+		return append(out, tok...)
+	}
+	return fmt.Appendf(out, `"[string of %d bytes]"`, len(raw))
+}
+
+// appendNumber appends the JSON number tok, in its shortest form when it
+// is longer than numberLen.
+func appendNumber(out, tok []byte) []byte {
+	if len(tok) <= numberLen {
+		return append(out, tok...)
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil { // out of range: keep it so
+		if tok[0] == '-' {
+			return append(out, "-1e999"...)
+		}
+		return append(out, "1e999"...)
+	}
+	return strconv.AppendFloat(out, f, 'g', -1, 64)
+}
+
+// maxErrorText bounds the text of an error about arguments (4 bytes more
+// for the ellipsis), whatever the input: with the skeleton's stand-ins, no
+// message quotes a file, and none grows with the request.
+const maxErrorText = 1024
+
+// bounded returns err with its text cut to maxErrorText bytes at a rune
+// boundary, the original still reachable with errors.As and errors.Is;
+// nil and short errors are returned as they are.
+func bounded(err error) error {
+	if err == nil || len(err.Error()) <= maxErrorText {
+		return err
+	}
+	return boundedError{err}
+}
+
+type boundedError struct{ err error }
+
+func (e boundedError) Error() string {
+	s := e.err.Error()
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func (e boundedError) Unwrap() error { return e.err }

@@ -47,7 +47,10 @@ func ExampleAddTool() {
 // tools declare: a 5 MiB file is about 7 MB of base64.
 func ExampleMaxRequestBytes() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "example", Version: "v1"}, nil)
-	limit := runtime.MaxRequestBytes(bigArgs{}.MCPSchema())
+	limit, err := runtime.MaxRequestBytes(bigArgs{}.MCPSchema())
+	if err != nil {
+		panic(err) // the schema is generated: a bug, not bad input
+	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: limit})
 	_ = handler // http.ListenAndServe("127.0.0.1:8080", handler)

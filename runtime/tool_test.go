@@ -149,8 +149,8 @@ func TestViolations(t *testing.T) {
 		args any
 		want string // a substring of the text
 		// sdkDiffers is set where mcp.AddTool's text differs on purpose:
-		// for arguments that are not an object, the SDK's decoder quotes the
-		// whole value, file bytes included; runtime.AddTool does not.
+		// the SDK's validator and decoder quote the whole value, file bytes
+		// included, and its words are not the SEP's; runtime.AddTool's are.
 		sdkDiffers bool
 	}{
 		{"too big", "describe", map[string]any{"image": mcptest.DataURI("image/png", big)}, "exceeds maxSize", false},
@@ -160,18 +160,20 @@ func TestViolations(t *testing.T) {
 		{"file path", "describe", map[string]any{"image": "/etc/passwd"}, "'image'", false},
 		{"broken URI", "describe", map[string]any{"image": "data:image/png;base64,%%%"}, "'image'", false},
 		{"no comma", "describe", map[string]any{"image": "data:image/png;base64"}, "'image'", false},
-		{"file not a string", "describe", map[string]any{"image": 5}, `validating "arguments": validating root: validating /properties/image: type: 5 has type "integer", want "string"`, false},
+		{"file not a string", "describe", map[string]any{"image": 5}, "Argument 'image' has the wrong JSON type: received a number, want a data: URI string.", true},
 		{"wrong type", "describe", map[string]any{"image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false)), "detail": "high"}, `validating /properties/detail: type: high has type "string", want "integer"`, false},
 		{"missing required", "describe", map[string]any{"detail": 1}, `required: missing properties: ["image"]`, false},
 		{"unknown property", "describe", map[string]any{"image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false)), "colour": "red"}, "colour", false},
 		{"case variant", "describe", map[string]any{"Image": mcptest.DataURI("image/png", mcptest.PNG(t, 1, 1, false))}, "Image", false},
 		// The SEP's words rather than the validator's maxItems text.
 		{"too many files", "compare", map[string]any{"docs": []string{"data:,a", "data:,b", "data:,c", "data:,d"}}, "Argument 'docs' exceeds maxFiles: received 4 files, limit is 3.", true},
-		{"file item not a string", "compare", map[string]any{"docs": []any{"data:,a", 7}}, `want "string"`, false},
+		{"file item not a string", "compare", map[string]any{"docs": []any{"data:,a", 7}}, "Argument 'docs[1]' has the wrong JSON type: received a number, want a data: URI string.", true},
 		{"bad item", "compare", map[string]any{"docs": []string{"data:text/plain,ok", "https://x/y.pdf"}}, "docs[1]", false},
 		{"item too big", "compare", map[string]any{"docs": []string{"data:text/plain;base64," + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("a"), 2049))}}, "exceeds maxSize", false},
 		{"no arguments", "describe", nil, `required: missing properties: ["image"]`, false},
-		{"file null", "describe", map[string]any{"image": nil}, `validating /properties/image: type: <invalid reflect.Value> has type "null", want "string"`, false},
+		{"file null", "describe", map[string]any{"image": nil}, "Argument 'image' has the wrong JSON type: received null, want a data: URI string.", true},
+		{"empty file array", "compare", map[string]any{"docs": []string{}}, "Argument 'docs' has fewer files than minFiles: received 0 files, minimum is 1.", true},
+		{"file array null", "compare", map[string]any{"docs": nil}, "Argument 'docs' has the wrong JSON type: received null, want an array of data: URI strings.", true},
 		{"arguments not an object", "describe", []int{1}, `validating "arguments": unmarshaling arguments: json: cannot unmarshal array into Go value of type map[string]interface {}`, true},
 	}
 	cs := mcptest.Connect(t, fileServer(), nil, "")
@@ -323,4 +325,31 @@ func TestAnyOutput(t *testing.T) {
 			t.Errorf("output %v: no structuredContent", o)
 		}
 	}
+}
+
+// TestSDKAddToolRefusesFiles checks that registering a type with file
+// fields through mcp.AddTool, whose schema inference cannot describe a
+// File, fails at registration with a pointer to runtime.AddTool, rather
+// than at every call (with the file quoted in the error).
+func TestSDKAddToolRefusesFiles(t *testing.T) {
+	for name, register := range map[string]func(*mcp.Server){
+		"input": func(s *mcp.Server) { mcp.AddTool(s, &mcp.Tool{Name: "describe"}, describe) },
+		"output": func(s *mcp.Server) {
+			mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, imageArgs, error) {
+				return nil, imageArgs{}, nil
+			})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				msg := fmt.Sprint(recover())
+				if !strings.Contains(msg, "register tools whose arguments hold files with runtime.AddTool") {
+					t.Errorf("mcp.AddTool panicked with %q, want a pointer to runtime.AddTool", msg)
+				}
+			}()
+			register(newServer())
+		})
+	}
+	// With the generated schema given, mcp.AddTool infers nothing and works.
+	mcp.AddTool(newServer(), &mcp.Tool{Name: "describe", InputSchema: imageSchema}, describe)
 }

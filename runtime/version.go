@@ -20,10 +20,16 @@ const (
 // overflow, and so fail to compile, when the generator and the runtime do
 // not match. A file generated for version 3 contains
 //
-//	const (
-//		_ = runtime.EnforceVersion(3 - runtime.MinGenVersion) // runtime too new: regenerate
-//		_ = runtime.EnforceVersion(runtime.GenVersion - 3)    // runtime too old: upgrade it
-//	)
+//	func _() {
+//		type mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate = runtime.EnforceVersion
+//		type mcpfileCodeTooOld_run_go_generate = runtime.EnforceVersion
+//		const (
+//			_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)
+//			_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)
+//		)
+//	}
 //
-// in the manner of protoc-gen-go's protoimpl.EnforceVersion.
+// so that the compiler's message ("constant -1 overflows
+// mcpfileCodeTooOld_run_go_generate") says what to do, in the manner of
+// protoc-gen-go's protoimpl.EnforceVersion.
 type EnforceVersion uint

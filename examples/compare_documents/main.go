@@ -15,5 +15,5 @@ import (
 )
 
 func main() {
-	os.Exit(serve.Main("compare_documents", os.Args[1:], os.Stderr, comparedocs.NewServer, comparedocs.MaxRequestBytes()))
+	os.Exit(serve.Main("compare_documents", os.Args[1:], os.Stderr, comparedocs.NewServer, comparedocs.MaxRequestBytes))
 }

@@ -14,5 +14,5 @@ import (
 )
 
 func main() {
-	os.Exit(serve.Main("describe_image", os.Args[1:], os.Stderr, describeimage.NewServer, describeimage.MaxRequestBytes()))
+	os.Exit(serve.Main("describe_image", os.Args[1:], os.Stderr, describeimage.NewServer, describeimage.MaxRequestBytes))
 }

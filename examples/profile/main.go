@@ -16,5 +16,5 @@ import (
 )
 
 func main() {
-	os.Exit(serve.Main("profile", os.Args[1:], os.Stderr, profile.NewServer, profile.MaxRequestBytes()))
+	os.Exit(serve.Main("profile", os.Args[1:], os.Stderr, profile.NewServer, profile.MaxRequestBytes))
 }

@@ -20,9 +20,9 @@ import (
 )
 
 // Main parses args and serves the server newServer returns until stdin
-// closes or, for HTTP, until SIGINT or SIGTERM. limit is the largest request
-// body, from runtime.MaxRequestBytes. It returns the process exit code.
-func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Server, limit int64) int {
+// closes or, for HTTP, until SIGINT or SIGTERM. maxRequest gives the largest
+// request body, from runtime.MaxRequestBytes. It returns the process exit code.
+func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Server, maxRequest func() (int64, error)) int {
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	addr := flags.String("http", "", "serve streamable HTTP on `host:port` (e.g. 127.0.0.1:8080) instead of stdio")
@@ -37,10 +37,14 @@ func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Se
 		return 2
 	}
 	logger := log.New(stderr, name+": ", 0)
+	limit, err := maxRequest()
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	var err error
 	if *addr == "" {
 		err = newServer().Run(ctx, Stdio(limit))
 	} else {

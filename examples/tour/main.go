@@ -213,7 +213,7 @@ func (t *tour) rejected(ctx context.Context, cs *mcp.ClientSession) {
 		{"an https: URL (never fetched)", "https://example.com/cat.png", "not a data: URI"},
 		{"a broken data: URI (bad base64)", "data:image/png;base64,iVBORw0K!!", "not a valid data: URI"},
 		{"a broken data: URI (no comma)", "data:image/png;base64", "not a valid data: URI"},
-		{"not a string at all", 42, `want "string"`},
+		{"not a string at all", 42, "has the wrong JSON type"},
 	}
 	for _, c := range cases {
 		shown := fmt.Sprint(c.value)

@@ -21,6 +21,16 @@ import (
 	"github.com/mcpfile/mcpfile/examples/serve"
 )
 
+// Limit returns the request limit maxRequest gives, failing t on an error.
+func Limit(t testing.TB, maxRequest func() (int64, error)) int64 {
+	t.Helper()
+	n, err := maxRequest()
+	if err != nil {
+		t.Fatalf("request limit: %v", err)
+	}
+	return n
+}
+
 // Connect connects a go-sdk client with opts to s over in-memory transports,
 // on protocol version ("": the SDK's latest).
 func Connect(t testing.TB, s *mcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {

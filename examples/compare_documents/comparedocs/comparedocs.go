@@ -71,7 +71,7 @@ func NewServer() *mcp.Server {
 
 // MaxRequestBytes is the request body limit the server needs: five files of
 // 2 MiB are about 14 MB of base64.
-func MaxRequestBytes() int64 { return runtime.MaxRequestBytes(Args{}.MCPSchema()) }
+func MaxRequestBytes() (int64, error) { return runtime.MaxRequestBytes(Args{}.MCPSchema()) }
 
 // maxExcerpt is the most runes of a first line quoted back to the model.
 const maxExcerpt = 120

@@ -117,7 +117,7 @@ func TestCompareRejects(t *testing.T) {
 
 func TestCompareOverHTTP(t *testing.T) {
 	big := strings.Repeat("line of text\n", (2<<20)/13)
-	cs := mcptest.ConnectHTTP(t, comparedocs.NewServer(), comparedocs.MaxRequestBytes(), nil, "")
+	cs := mcptest.ConnectHTTP(t, comparedocs.NewServer(), mcptest.Limit(t, comparedocs.MaxRequestBytes), nil, "")
 	docs := []string{}
 	for range 5 {
 		docs = append(docs, mcptest.DataURI("text/plain", []byte(big)))

@@ -43,7 +43,7 @@ func NewServer() *mcp.Server {
 
 // MaxRequestBytes is the request body limit the server needs: a 5 MiB image
 // is about 7 MB of base64.
-func MaxRequestBytes() int64 { return runtime.MaxRequestBytes(Args{}.MCPSchema()) }
+func MaxRequestBytes() (int64, error) { return runtime.MaxRequestBytes(Args{}.MCPSchema()) }
 
 // Describe is the describe_image handler. The image has been decoded and
 // checked (data: URI, at most 5 MiB, one of the accepted types, bytes

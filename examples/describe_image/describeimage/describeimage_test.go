@@ -134,7 +134,7 @@ func TestDescribeRejects(t *testing.T) {
 		{"bytes not matching the type", mcptest.DataURI("image/png", []byte("GIF89a this is not a png")), "Argument 'image' fails the content check"},
 		{"https URL", "https://example.com/cat.png", `Argument 'image' is not a data: URI: received scheme "https:"`},
 		{"broken URI", "data:image/png;base64,iVBOR!!", "Argument 'image' is not a valid data: URI"},
-		{"wrong JSON type", 42, `validating "arguments": validating root: validating /properties/image: type: 42 has type "integer", want "string"`},
+		{"wrong JSON type", 42, "Argument 'image' has the wrong JSON type: received a number, want a data: URI string."},
 		{"huge dimensions in a tiny file", mcptest.DataURI("image/png", pngHeader(100000, 100000)), "the image is 100000×100000 pixels; each side must be between 1 and 16384"},
 		{"corrupt header", mcptest.DataURI("image/png", append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 30)...)), "the image header cannot be read"},
 	} {
@@ -154,7 +154,7 @@ func TestLargeImageOverHTTP(t *testing.T) {
 		t.Fatalf("test PNG is %d bytes, want between 4 and 5 MiB", len(data))
 	}
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
-		cs := mcptest.ConnectHTTP(t, describeimage.NewServer(), describeimage.MaxRequestBytes(), nil, version)
+		cs := mcptest.ConnectHTTP(t, describeimage.NewServer(), mcptest.Limit(t, describeimage.MaxRequestBytes), nil, version)
 		res := mcptest.Call(t, cs, "describe_image", map[string]any{"image": mcptest.DataURI("image/png", data)})
 		if res.IsError {
 			t.Fatalf("%s: %s", version, mcptest.Text(t, res))

@@ -53,12 +53,12 @@ func NewServer() *mcp.Server {
 // MaxRequestBytes is the request body limit the server needs: on protocol
 // 2026-07-28 the retry that answers the form carries the arguments and the
 // elicited photo together.
-func MaxRequestBytes() int64 {
+func MaxRequestBytes() (int64, error) {
 	n, err := runtime.RequestBytes(Args{}.MCPSchema(), PhotoForm{}.MCPSchema())
 	if err != nil {
-		panic(err)
+		return 0, err
 	}
-	return max(n, mcp.DefaultMaxRequestBodyBytes)
+	return max(n, mcp.DefaultMaxRequestBodyBytes), nil
 }
 
 // elicitID names the form in the 2026-07-28 inputRequests, as in SEP-2356's example.

@@ -103,7 +103,7 @@ func TestCreateProfileOverHTTP(t *testing.T) {
 	good := mcptest.DataURI("image/png", mcptest.PNG(t, 700, 700, true)) // about 1.97 MB of the 2 MiB allowed
 	for _, version := range protocols {
 		u := &user{answers: []*mcp.ElicitResult{pick("data:image/png;base64,AAAA"), pick(good)}}
-		cs := mcptest.ConnectHTTP(t, profile.NewServer(), profile.MaxRequestBytes(), &mcp.ClientOptions{ElicitationHandler: u.elicit}, version)
+		cs := mcptest.ConnectHTTP(t, profile.NewServer(), mcptest.Limit(t, profile.MaxRequestBytes), &mcp.ClientOptions{ElicitationHandler: u.elicit}, version)
 		res := mcptest.Call(t, cs, "create_profile", map[string]any{"displayName": "Mona"})
 		if text := mcptest.Text(t, res); res.IsError || !strings.Contains(text, `"width":700`) || len(u.messages) != 2 {
 			t.Errorf("%s: isError=%v %q after %d asks", version, res.IsError, text, len(u.messages))

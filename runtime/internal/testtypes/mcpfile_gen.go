@@ -7,25 +7,30 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 3:
-// if these constants overflow, update the mcpfile module or run go generate.
-const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 3)
-	_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)
-)
+// The runtime package must accept code generated for version 3: if it does not,
+// a conversion below overflows, and the compiler's message names what to do.
+func _() {
+	type mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate = runtime.EnforceVersion
+	type mcpfileCodeTooOld_run_go_generate = runtime.EnforceVersion
+	const (
+		_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)
+		_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)
+	)
+}
 
-// For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must
-// still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has
-// mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
-// encoding/json decodes into T, which of them are files, and the schema, whose
-// x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
-// declares a local type T from mcpfileStructT: T's fields without T's methods, so that
+// For each struct type T below, mcpfileStructT_changed_run_go_generate is T as mcpfilegen
+// saw it, which T must still be (the compiler's message on a stale guard names it), and
+// mcpfileSchemaT is T's JSON Schema. A type with file fields also has mcpfileObjectT, the
+// runtime.Object its UnmarshalJSON decodes with: the members encoding/json decodes into
+// T, which of them are files, and the schema, whose x-mcp-file entries are the constraints
+// the files are checked against. UnmarshalJSON declares a local type T from
+// mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
 // encoding/json decodes the other members field by field.
 
 // If this fails to compile, BigArgs changed since mcpfilegen ran: run go generate.
-var _ BigArgs = mcpfileStructBigArgs{}
+var _ BigArgs = mcpfileStructBigArgs_changed_run_go_generate{}
 
-type mcpfileStructBigArgs = struct {
+type mcpfileStructBigArgs_changed_run_go_generate = struct {
 	Blob runtime.File `json:"blob" mcpfile:"maxSize=5MiB,sniff=false"`
 }
 
@@ -58,14 +63,14 @@ var mcpfileObjectBigArgs = runtime.NewObject(mcpfileSchemaBigArgs, []string{"blo
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *BigArgs) UnmarshalJSON(b []byte) error {
-	type BigArgs mcpfileStructBigArgs
+	type BigArgs mcpfileStructBigArgs_changed_run_go_generate
 	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), runtime.Into(&t.Blob))
 }
 
 // If this fails to compile, DocsArgs changed since mcpfilegen ran: run go generate.
-var _ DocsArgs = mcpfileStructDocsArgs{}
+var _ DocsArgs = mcpfileStructDocsArgs_changed_run_go_generate{}
 
-type mcpfileStructDocsArgs = struct {
+type mcpfileStructDocsArgs_changed_run_go_generate = struct {
 	Docs  []runtime.File `json:"docs" mcpfile:"accept=application/pdf|text/plain,maxSize=2KiB,maxFiles=3,filename=names"`
 	Names []string       `json:"names,omitempty"`
 }
@@ -91,7 +96,8 @@ const mcpfileSchemaDocsArgs = `{
         }
       },
       "type": "array",
-      "maxItems": 3
+      "maxItems": 3,
+      "minItems": 1
     },
     "names": {
       "items": {
@@ -116,14 +122,14 @@ var mcpfileObjectDocsArgs = runtime.NewObject(mcpfileSchemaDocsArgs, []string{"d
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *DocsArgs) UnmarshalJSON(b []byte) error {
-	type DocsArgs mcpfileStructDocsArgs
+	type DocsArgs mcpfileStructDocsArgs_changed_run_go_generate
 	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), runtime.IntoNamed(&t.Docs, &t.Names))
 }
 
 // If this fails to compile, ImageArgs changed since mcpfilegen ran: run go generate.
-var _ ImageArgs = mcpfileStructImageArgs{}
+var _ ImageArgs = mcpfileStructImageArgs_changed_run_go_generate{}
 
-type mcpfileStructImageArgs = struct {
+type mcpfileStructImageArgs_changed_run_go_generate = struct {
 	Image  runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=1KiB"`
 	Detail int          `json:"detail,omitempty" jsonschema:"how detailed"`
 }
@@ -166,14 +172,62 @@ var mcpfileObjectImageArgs = runtime.NewObject(mcpfileSchemaImageArgs, []string{
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *ImageArgs) UnmarshalJSON(b []byte) error {
-	type ImageArgs mcpfileStructImageArgs
+	type ImageArgs mcpfileStructImageArgs_changed_run_go_generate
 	return mcpfileObjectImageArgs.Unmarshal(b, (*ImageArgs)(t), runtime.Into(&t.Image))
 }
 
-// If this fails to compile, NestedForm changed since mcpfilegen ran: run go generate.
-var _ NestedForm = mcpfileStructNestedForm{}
+// If this fails to compile, ManyArgs changed since mcpfilegen ran: run go generate.
+var _ ManyArgs = mcpfileStructManyArgs_changed_run_go_generate{}
 
-type mcpfileStructNestedForm = struct {
+type mcpfileStructManyArgs_changed_run_go_generate = struct {
+	Files []runtime.File `json:"files" mcpfile:"maxSize=1KiB"`
+	Note  string         `json:"note,omitempty"`
+}
+
+// MCPSchema returns the JSON Schema of ManyArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema.
+func (ManyArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaManyArgs)
+}
+
+const mcpfileSchemaManyArgs = `{
+  "properties": {
+    "files": {
+      "items": {
+        "type": "string",
+        "format": "uri",
+        "x-mcp-file": {
+          "maxSize": 1024
+        }
+      },
+      "type": "array",
+      "minItems": 1
+    },
+    "note": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "files"
+  ],
+  "description": "ManyArgs are the arguments of a tool that takes small files, as many as the runtime's default allows, with a note."
+}`
+
+var mcpfileObjectManyArgs = runtime.NewObject(mcpfileSchemaManyArgs, []string{"files", "note"}, "files")
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *ManyArgs) UnmarshalJSON(b []byte) error {
+	type ManyArgs mcpfileStructManyArgs_changed_run_go_generate
+	return mcpfileObjectManyArgs.Unmarshal(b, (*ManyArgs)(t), runtime.Into(&t.Files))
+}
+
+// If this fails to compile, NestedForm changed since mcpfilegen ran: run go generate.
+var _ NestedForm = mcpfileStructNestedForm_changed_run_go_generate{}
+
+type mcpfileStructNestedForm_changed_run_go_generate = struct {
 	Inner struct {
 		X string `json:"x"`
 	} `json:"inner"`
@@ -209,9 +263,9 @@ const mcpfileSchemaNestedForm = `{
 }`
 
 // If this fails to compile, PhotoForm changed since mcpfilegen ran: run go generate.
-var _ PhotoForm = mcpfileStructPhotoForm{}
+var _ PhotoForm = mcpfileStructPhotoForm_changed_run_go_generate{}
 
-type mcpfileStructPhotoForm = struct {
+type mcpfileStructPhotoForm_changed_run_go_generate = struct {
 	Photo runtime.File `json:"photo" jsonschema:"Profile photo" mcpfile:"accept=image/*,maxSize=2KiB"`
 }
 
@@ -248,6 +302,6 @@ var mcpfileObjectPhotoForm = runtime.NewObject(mcpfileSchemaPhotoForm, []string{
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
-	type PhotoForm mcpfileStructPhotoForm
+	type PhotoForm mcpfileStructPhotoForm_changed_run_go_generate
 	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
 }

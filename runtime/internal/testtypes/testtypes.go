@@ -5,7 +5,7 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,DocsArgs,ImageArgs,NestedForm,PhotoForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,DocsArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm
 
 import "github.com/mcpfile/mcpfile/runtime"
 
@@ -21,6 +21,13 @@ type ImageArgs struct {
 type DocsArgs struct {
 	Docs  []runtime.File `json:"docs" mcpfile:"accept=application/pdf|text/plain,maxSize=2KiB,maxFiles=3,filename=names"`
 	Names []string       `json:"names,omitempty"`
+}
+
+// ManyArgs are the arguments of a tool that takes small files, as many as
+// the runtime's default allows, with a note.
+type ManyArgs struct {
+	Files []runtime.File `json:"files" mcpfile:"maxSize=1KiB"`
+	Note  string         `json:"note,omitempty"`
 }
 
 // BigArgs are the arguments of a tool that takes any file of up to 5 MiB,
