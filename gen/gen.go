@@ -35,7 +35,9 @@ type Config struct {
 	// Patterns are go/packages patterns; none means ".".
 	Patterns []string
 	// Types are the names of the types to generate for, in every package
-	// matched; none means every struct type with an mcpfile tag.
+	// matched; none means every struct type with an mcpfile tag, and every
+	// one whose fields hold files without one, to be reported (see
+	// model.Build).
 	Types []string
 	// Output is the generated file's name in each package's directory;
 	// "" means DefaultOutput.
@@ -54,7 +56,10 @@ type File struct {
 
 // Generate loads the packages cfg names and returns the generated file of
 // each package with selected types, sorted by path. It writes nothing. A
-// package without selected types has no file.
+// package without selected types has no file. Whether a file may be
+// written over is the writer's to check, when it writes: the file there may
+// not be one of the package's (it may not parse, or the build may leave it
+// out), and may change until then.
 //
 // Problems with the user's code are returned together as a
 // model.ErrorList, sorted by position; any other error is a failure to load

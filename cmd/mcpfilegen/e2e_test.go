@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,9 +88,16 @@ func TestGoGenerate(t *testing.T) {
 	}
 	goCommand(t, filepath.Join(root, "tools"), "tool", "mcpfilegen", "-check")
 
-	// The struct changes: the old output no longer compiles, and go
-	// generate replaces it.
+	// The struct changes: the old output no longer compiles, with a
+	// message that says what to do, and go generate replaces it.
 	write("tools/tools.go", strings.Replace(e2eTools, "maxSize=5MiB\"`", "maxSize=5MiB\"`\n\tDetail string `json:\"detail,omitempty\"`", 1))
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = root
+	stale, err := cmd.CombinedOutput()
+	const want = ": cannot use mcpfileStructDescribeInput_changed_run_go_generate{} (value of struct type mcpfileStructDescribeInput_changed_run_go_generate) as DescribeInput value in variable declaration"
+	if err == nil || !strings.Contains(string(stale), "tools/mcpfile_gen.go:") || !strings.Contains(string(stale), want+"\n") {
+		t.Errorf("go build of the stale output: %v\n%s\nwant the guard's error, saying run go generate: %s", err, stale, want)
+	}
 	goCommand(t, root, "generate", "./...")
 	goCommand(t, root, "build", "./...")
 	regen, err := os.ReadFile(filepath.Join(root, "tools", "mcpfile_gen.go"))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -82,6 +83,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 
+	// A file in the way that mcpfilegen did not write stops the run
+	// before anything is written.
+	var theirs model.ErrorList
+	for _, f := range files {
+		if e := notOurs(f.Path); e != nil {
+			theirs = append(theirs, e)
+		}
+	}
+	if len(theirs) > 0 {
+		fmt.Fprintln(stderr, theirs.Rel(wd))
+		return exitError
+	}
 	if *check {
 		return checkFiles(wd, files, stdout, stderr)
 	}
@@ -91,11 +104,45 @@ func run(args []string, stdout, stderr io.Writer) int {
 			write = removeFile
 		}
 		if err := write(f.Path, f.Content); err != nil {
-			fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+			var e *model.Error
+			if errors.As(err, &e) {
+				fmt.Fprintln(stderr, e.Rel(wd))
+			} else {
+				fmt.Fprintf(stderr, "mcpfilegen: %v\n", err)
+			}
 			return exitError
 		}
 	}
 	return exitOK
+}
+
+// notOurs returns an error naming the file at path when there is one and
+// mcpfilegen did not write it: its first line is not the generated-code
+// header (model.GeneratedComment). Only its own output is the generator's
+// to replace or remove; a hand-written file of that name, one that does not
+// parse or one excluded by build constraints, is left alone.
+func notOurs(path string) *model.Error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &model.Error{Pos: token.Position{Filename: path}, Msg: err.Error()}
+	}
+	defer f.Close()
+	line := make([]byte, len(model.GeneratedComment)+2) // the header, \r\n
+	n, _ := io.ReadFull(f, line)
+	if model.IsOutputSource(line[:n]) {
+		return nil
+	}
+	return foreign(path)
+}
+
+// foreign is the error on a file at path that mcpfilegen did not write.
+func foreign(path string) *model.Error {
+	return &model.Error{Pos: token.Position{Filename: path}, Msg: fmt.Sprintf(
+		"not replacing %s: mcpfilegen did not write it (its first line is not %q); rename it, or choose another file name with -output",
+		filepath.Base(path), model.GeneratedComment)}
 }
 
 // parseTypes splits the value of -type.
@@ -149,8 +196,11 @@ func rel(wd, path string) string {
 }
 
 // removeFile removes the earlier output at path, which no package needs
-// any more.
+// any more, if mcpfilegen wrote it.
 func removeFile(path string, _ []byte) error {
+	if e := notOurs(path); e != nil {
+		return e
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -159,12 +209,17 @@ func removeFile(path string, _ []byte) error {
 
 // writeFile replaces the file at path with content, atomically (a temporary
 // file in the same directory, renamed over it), unless it already holds
-// exactly content. A new file gets mode 0644; a replaced one keeps its mode.
+// exactly content, or mcpfilegen did not write it: it reads the file again
+// just before, whatever was checked earlier. A new file gets mode 0644; a
+// replaced one keeps its mode.
 func writeFile(path string, content []byte) error {
 	mode := fs.FileMode(0o644)
 	if old, err := os.ReadFile(path); err == nil {
 		if bytes.Equal(old, content) {
 			return nil
+		}
+		if !model.IsOutputSource(old) {
+			return foreign(path)
 		}
 		if fi, err := os.Stat(path); err == nil {
 			mode = fi.Mode().Perm()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpfile/mcpfile/gen/model"
 )
 
 func TestUsage(t *testing.T) {
@@ -192,5 +194,42 @@ func TestRemovesEarlierOutput(t *testing.T) {
 	}
 	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, mine) {
 		t.Fatalf("hand-written %s changed: %q, %v", out, got, err)
+	}
+}
+
+// TestWriteRefusesForeign wants the writer, which reads the file again just
+// before writing, to leave a file mcpfilegen did not write as it is, and
+// to replace or remove its own output.
+func TestWriteRefusesForeign(t *testing.T) {
+	dir := t.TempDir()
+	content := []byte(model.GeneratedComment + "\n\npackage p\n")
+	for _, tc := range []struct {
+		old   string
+		write func(string, []byte) error
+		ours  bool
+	}{
+		{"package p\n\n// Written by hand.\n", writeFile, false},
+		{"package p\n\n// Written by hand.\n", removeFile, false},
+		{"//go:build ignore\n\n" + model.GeneratedComment + "\n\npackage p\n", writeFile, false},
+		{"func {", removeFile, false},
+		{model.GeneratedComment + "\r\n\r\npackage p\r\n\r\nvar X = 1\r\n", writeFile, true},
+		{model.GeneratedComment + "\n\npackage p\n\nvar X = 1\n", removeFile, true},
+	} {
+		path := filepath.Join(dir, "mcpfile_gen.go")
+		if err := os.WriteFile(path, []byte(tc.old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := tc.write(path, content)
+		got, _ := os.ReadFile(path)
+		switch {
+		case tc.ours && err != nil:
+			t.Errorf("over %q: %v, want the output replaced or removed", tc.old, err)
+		case tc.ours && bytes.Equal(got, []byte(tc.old)):
+			t.Errorf("over %q: file left as it was", tc.old)
+		case !tc.ours && (err == nil || !strings.Contains(err.Error(), "mcpfile_gen.go: mcpfile: not replacing mcpfile_gen.go: mcpfilegen did not write it")):
+			t.Errorf("over %q: error %v, want the file named as not mcpfilegen's", tc.old, err)
+		case !tc.ours && !bytes.Equal(got, []byte(tc.old)):
+			t.Errorf("over %q: file changed to %q", tc.old, got)
+		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 //	var mcpfileObjectT = runtime.NewObject(mcpfileSchemaT, []string{…every key…}, …each file key…)
 //
 //	func (t *T) UnmarshalJSON(b []byte) error {
-//		type T mcpfileStructT
+//		type T mcpfileStructT_changed_run_go_generate
 //		return mcpfileObjectT.Unmarshal(b, (*T)(t), runtime.Into(&t.Image), …)
 //	}
 //

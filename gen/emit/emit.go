@@ -90,9 +90,9 @@ func File(p *model.Package) ([]byte, error) {
 }
 
 // plan builds the declarations of each selected type of p, in parallel,
-// sorted by type name, and the file they go in: its head holds the package
-// clause, the version guard, the comment on the generated names and the
-// nested guards, and every package the
+// sorted by type name, and the file they go in: its head holds the build
+// constraint, the package clause, the version guard, the comment on the
+// generated names and the nested guards, and every package the
 // pieces name is registered in it as imported. Rendering with f then only
 // reads it, which lets the pieces render on several goroutines at once.
 func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
@@ -115,7 +115,7 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 	scope := packageScope(ts)
 	f := newFile(p, scope)
 	head := &typeWriter{file: f, pkgPath: p.Path, scope: scope}
-	f.Add(versionGuard())
+	f.Add(versionGuard(GenVersion))
 	f.Line()
 	f.Add(helpersComment())
 	for _, g := range nestedGuards(head, ts) {
@@ -165,11 +165,20 @@ func decls(ds []jen.Code) *jen.Statement {
 	return s
 }
 
-// newFile starts the generated file of p, with the header line and the
-// names of the imports the emitter always uses; scope is p's package scope.
+// newFile starts the generated file of p, with the header line, the build
+// constraint of p's types and the names of the imports the emitter always
+// uses; scope is p's package scope.
 func newFile(p *model.Package, scope *types.Scope) *jen.File {
 	f := jen.NewFilePathName(p.Path, p.Name)
-	f.HeaderComment(model.GeneratedComment) // starting with "//", written as is
+	header := model.GeneratedComment
+	if p.Constraint != "" {
+		// Apart from the first line, and from the package clause: the go
+		// command reads a //go:build line anywhere before the clause,
+		// gofmt leaves it where it is, and a blank line keeps it out of
+		// the package's doc.
+		header += "\n\n//go:build " + p.Constraint
+	}
+	f.HeaderComment(header) // starting with "//", written as is
 	importAs(f, scope, runtimePkg)
 	importAs(f, scope, jsonPkg)
 	return f
@@ -219,23 +228,43 @@ func typeDecls(tw *typeWriter, t *model.Type) (piece, error) {
 	return pc, nil
 }
 
-// versionGuard renders the constants that overflow, and so fail to compile,
-// when the runtime package does not accept code of GenVersion.
+// versionGuard renders the constant conversions that overflow, and so fail
+// to compile, when the runtime package does not accept code of version v:
 //
-//	const (
-//		_ = runtime.EnforceVersion(runtime.GenVersion - 1)
-//		_ = runtime.EnforceVersion(1 - runtime.MinGenVersion)
-//	)
-func versionGuard() jen.Code {
-	enforce := func(x jen.Code) jen.Code {
-		return jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(x)
+//	func _() {
+//		type mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate = runtime.EnforceVersion
+//		type mcpfileCodeTooOld_run_go_generate = runtime.EnforceVersion
+//		const (
+//			_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)
+//			_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)
+//		)
+//	}
+//
+// The compiler's message on an overflowing conversion names the type
+// converted to ("constant -1 overflows
+// mcpfileCodeTooOld_run_go_generate"), so the aliases say what to do: when
+// the runtime is older than the code, update the module or regenerate with
+// the generator of the module's version (go tool mcpfilegen is); when it is
+// newer, regenerate. Declared in a function, the aliases cannot collide
+// with the names of the package or of another generated file.
+func versionGuard(v int) jen.Code {
+	const (
+		tooOld = "mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate"
+		tooNew = "mcpfileCodeTooOld_run_go_generate"
+	)
+	enforce := func(alias string, x jen.Code) jen.Code {
+		return jen.Id("_").Op("=").Id(alias).Call(x)
 	}
 	return comment(
-		"The runtime package must accept code generated for version "+fmt.Sprint(GenVersion)+":",
-		"if these constants overflow, update the mcpfile module or run go generate.",
-	).Const().Defs(
-		enforce(jen.Qual(runtimePath, "GenVersion").Op("-").Lit(GenVersion)),
-		enforce(jen.Lit(GenVersion).Op("-").Qual(runtimePath, "MinGenVersion")),
+		"The runtime package must accept code generated for version "+fmt.Sprint(v)+": if it does not,",
+		"a conversion below overflows, and the compiler's message names what to do.",
+	).Func().Id("_").Params().Block(
+		jen.Type().Id(tooOld).Op("=").Qual(runtimePath, "EnforceVersion"),
+		jen.Type().Id(tooNew).Op("=").Qual(runtimePath, "EnforceVersion"),
+		jen.Const().Defs(
+			enforce(tooOld, jen.Qual(runtimePath, "GenVersion").Op("-").Lit(v)),
+			enforce(tooNew, jen.Lit(v).Op("-").Qual(runtimePath, "MinGenVersion")),
+		),
 	)
 }
 
@@ -244,12 +273,13 @@ func versionGuard() jen.Code {
 // explain them again.
 func helpersComment() jen.Code {
 	return comment(
-		"For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must",
-		"still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has",
-		"mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members",
-		"encoding/json decodes into T, which of them are files, and the schema, whose",
-		"x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON",
-		"declares a local type T from mcpfileStructT: T's fields without T's methods, so that",
+		"For each struct type T below, mcpfileStructT_changed_run_go_generate is T as mcpfilegen",
+		"saw it, which T must still be (the compiler's message on a stale guard names it), and",
+		"mcpfileSchemaT is T's JSON Schema. A type with file fields also has mcpfileObjectT, the",
+		"runtime.Object its UnmarshalJSON decodes with: the members encoding/json decodes into",
+		"T, which of them are files, and the schema, whose x-mcp-file entries are the constraints",
+		"the files are checked against. UnmarshalJSON declares a local type T from",
+		"mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that",
 		"encoding/json decodes the other members field by field.",
 	)
 }

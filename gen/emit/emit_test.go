@@ -3,10 +3,12 @@ package emit_test
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/types"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/gen/emit"
 	"github.com/mcpfile/mcpfile/gen/model"
+	rtversion "github.com/mcpfile/mcpfile/runtime"
 )
 
 // These tests build models by hand from type-checked sources, standing in
@@ -77,8 +80,8 @@ func TestFileCompiles(t *testing.T) {
 		"\treturn mcpfileObjectUpload.Unmarshal(b, (*Upload)(t), runtime.Into(&t.Image), runtime.IntoNamed(&t.Cover, &t.CoverName), " +
 			"runtime.IntoNamed(&t.Docs, &t.DocNames), runtime.Into(&t.URI), runtime.Into(&t.OptURI), runtime.Into(&t.URIs))\n",
 		"\thidden    int\n",
-		"_ = runtime.EnforceVersion(runtime.GenVersion - 3)",
-		"_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)",
+		"_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)",
+		"_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)",
 	} {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("output lacks %q", want)
@@ -118,10 +121,18 @@ func TestStructGuard(t *testing.T) {
 		variants["guard_"+name] = map[string]string{"g.go": changed, "mcpfile_gen.go": string(src)}
 	}
 	lines := strings.Split(string(src), "\n")
+	// The compiler's own message says what to do.
+	out := goBuild(t, variants)
+	for dir := range variants {
+		const want = ": cannot use mcpfileStructT_changed_run_go_generate{} (value of struct type mcpfileStructT_changed_run_go_generate) as T value in variable declaration"
+		if !hasLine(out, "/testdata/overlay/"+dir+"/mcpfile_gen.go:", want) {
+			t.Errorf("%s: go build printed\n%s\nwant the guard's error, which says run go generate", dir, out)
+		}
+	}
 	for dir, pkg := range loadOverlays(t, variants) {
 		found := false
 		for _, e := range pkg.Errors {
-			if !strings.Contains(e.Msg, "cannot use mcpfileStructT{} (value of struct type mcpfileStructT) as T value in variable declaration") {
+			if !strings.Contains(e.Msg, "cannot use mcpfileStructT_changed_run_go_generate{} (value of struct type mcpfileStructT_changed_run_go_generate) as T value in variable declaration") {
 				continue
 			}
 			found = true
@@ -139,6 +150,28 @@ func TestStructGuard(t *testing.T) {
 	}
 }
 
+// TestVersionGuard builds code generated for a version newer and one older
+// than the runtime package accepts, and wants the compiler to refuse each
+// with a message that says what to do.
+func TestVersionGuard(t *testing.T) {
+	out := goBuild(t, map[string]map[string]string{
+		"version_newer": {"v.go": string(emit.VersionGuardFile("version_newer", rtversion.GenVersion+1))},
+		"version_older": {"v.go": string(emit.VersionGuardFile("version_older", rtversion.MinGenVersion-1))},
+		"version_same":  {"v.go": string(emit.VersionGuardFile("version_same", emit.GenVersion))},
+	})
+	for dir, want := range map[string]string{
+		"version_newer": ": constant -1 overflows mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate",
+		"version_older": ": constant -1 overflows mcpfileCodeTooOld_run_go_generate",
+	} {
+		if !hasLine(out, "/testdata/overlay/"+dir+"/v.go:", want) {
+			t.Errorf("%s: go build printed\n%s\nwant an error ending %q", dir, out, want)
+		}
+	}
+	if strings.Contains(out, "version_same/") {
+		t.Errorf("code of the runtime's version does not compile:\n%s", out)
+	}
+}
+
 // TestNestedGuard wants the output to stop compiling when a struct type
 // that a selected type's schema describes changes, at its guard.
 func TestNestedGuard(t *testing.T) {
@@ -151,7 +184,7 @@ func TestNestedGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"var _ P = mcpfileStructP{}\n", "var _ Q = mcpfileStructQ{}\n", "var _ T = mcpfileStructT{}\n"} {
+	for _, want := range []string{"var _ P = mcpfileStructP_changed_run_go_generate{}\n", "var _ Q = mcpfileStructQ_changed_run_go_generate{}\n", "var _ T = mcpfileStructT_changed_run_go_generate{}\n"} {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -170,7 +203,8 @@ func TestNestedGuard(t *testing.T) {
 	for dir, typ := range map[string]string{"nested_p": "P", "nested_q": "Q"} {
 		found := false
 		for _, e := range pkgs[dir].Errors {
-			found = found || strings.Contains(e.Msg, "cannot use mcpfileStruct"+typ+"{} (value of struct type mcpfileStruct"+typ+") as "+typ+" value in variable declaration")
+			alias := "mcpfileStruct" + typ + "_changed_run_go_generate"
+			found = found || strings.Contains(e.Msg, "cannot use "+alias+"{} (value of struct type "+alias+") as "+typ+" value in variable declaration")
 		}
 		if !found {
 			t.Errorf("%s: after the change, errors = %v, want %s's guard", dir, pkgs[dir].Errors, typ)
@@ -253,6 +287,25 @@ func TestSchemaLiteral(t *testing.T) {
 		if !bytes.Contains(src, []byte(tc.want)) {
 			t.Errorf("File(schema %s) lacks %s:\n%s", tc.schema, tc.want, src)
 		}
+	}
+}
+
+// TestConstraint wants the build constraint of the types on the generated
+// file's //go:build line, apart from the first line and the package clause.
+func TestConstraint(t *testing.T) {
+	p := &model.Package{Name: "p", Path: "example.com/p", Constraint: "linux && !cgo",
+		Types: []*model.Type{{Name: "T", Schema: []byte(`{}`)}}}
+	src, err := emit.File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := model.GeneratedComment + "\n\n//go:build linux && !cgo\n\npackage p\n"
+	if !bytes.HasPrefix(src, []byte(want)) {
+		t.Errorf("File starts\n%.120s\nwant\n%s", src, want)
+	}
+	p.Constraint = ""
+	if src, err = emit.File(p); err != nil || bytes.Contains(src, []byte("//go:build")) {
+		t.Errorf("File without a constraint has a //go:build line (%v):\n%s", err, src)
 	}
 }
 
@@ -375,6 +428,59 @@ func TestImportNames(t *testing.T) {
 		}
 		typeCheck(t, "named_"+name, map[string]string{"x.go": src, "mcpfile_gen.go": string(got)})
 	}
+}
+
+// goBuild builds packages testdata/overlay/<dir> made of the files given,
+// with the go command's -overlay flag, and returns what it printed; the
+// build is expected to fail.
+func goBuild(t *testing.T, pkgs map[string]map[string]string) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	replace := map[string]string{}
+	var patterns []string
+	for dir, files := range pkgs {
+		for name, src := range files {
+			// The compiler names the file replacing the overlay's.
+			path := filepath.Join(tmp, "testdata", "overlay", dir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replace[filepath.Join(wd, "testdata", "overlay", dir, name)] = path
+		}
+		patterns = append(patterns, "./testdata/overlay/"+dir)
+	}
+	js, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(overlay, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", append([]string{"build", "-overlay", overlay}, patterns...)...)
+	cmd.Dir = wd
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("go build %s succeeded, want it to fail", strings.Join(patterns, " "))
+	}
+	return string(out)
+}
+
+// hasLine reports whether out has a line that names file and ends with suffix.
+func hasLine(out, file, suffix string) bool {
+	for l := range strings.SplitSeq(out, "\n") {
+		if strings.Contains(l, file) && strings.HasSuffix(l, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // load type-checks the files of an overlay package testdata/<dir>.

@@ -3,6 +3,8 @@ package emit
 import (
 	"bytes"
 
+	"github.com/dave/jennifer/jen"
+
 	"github.com/mcpfile/mcpfile/gen/model"
 )
 
@@ -26,3 +28,12 @@ func whole(p *model.Package) ([]byte, error) {
 
 // Whole is whole, for the external tests.
 var Whole = whole
+
+// VersionGuardFile returns a Go file of package pkg (its import path's last
+// element, below the emit package's testdata/overlay) that holds the
+// version guard of code generated for version v.
+func VersionGuardFile(pkg string, v int) []byte {
+	f := jen.NewFilePathName("github.com/mcpfile/mcpfile/gen/emit/testdata/overlay/"+pkg, pkg)
+	f.Add(versionGuard(v))
+	return []byte(f.GoString())
+}

@@ -14,9 +14,9 @@ import (
 // structGuard renders the declarations that fail to compile once t no
 // longer is the struct the code was generated for:
 //
-//	var _ T = mcpfileStructT{}
+//	var _ T = mcpfileStructT_changed_run_go_generate{}
 //
-//	type mcpfileStructT = struct {
+//	type mcpfileStructT_changed_run_go_generate = struct {
 //		Image runtime.File `json:"image" mcpfile:"accept=image/*"`
 //	}
 //
@@ -25,9 +25,13 @@ import (
 // embedding and tags (a conversion would ignore tags, an assignment does
 // not). Unexported and embedded fields are spelled as in the source, which
 // compiles since the guard lives in T's package. The compiler reports the
-// assignment, under the comment that says what to do. The struct is
-// declared apart rather than as the literal struct{…}{}: the formatter
-// measures a value that spans lines by printing it once more.
+// assignment, under the comment that says what to do, and its message says
+// it too, since it names the alias: "cannot use
+// mcpfileStructT_changed_run_go_generate{} (value of struct type
+// mcpfileStructT_changed_run_go_generate) as T value in variable
+// declaration". The struct is declared apart rather than as the literal
+// struct{…}{}: the formatter measures a value that spans lines by printing
+// it once more.
 func structGuard(tw *typeWriter, t *model.Type) []jen.Code {
 	fields := make([]jen.Code, len(t.Fields))
 	for i, f := range t.Fields {
@@ -49,8 +53,10 @@ func guard(name string, st, typ jen.Code) []jen.Code {
 }
 
 // structName is the name of the alias of the struct type named name, as
-// guard declares it.
-func structName(name string) string { return "mcpfileStruct" + name }
+// guard declares it: the compiler's message on a stale guard names it, so
+// it says what to do. The suffix is the same for every name, which keeps
+// the names of two types apart.
+func structName(name string) string { return "mcpfileStruct" + name + "_changed_run_go_generate" }
 
 // nestedGuards renders a guard like structGuard's, declarations in output
 // order, for each struct type of

@@ -23,12 +23,17 @@ import (
 const RuntimePath = "github.com/mcpfile/mcpfile/runtime"
 
 // TagKey is the struct tag key the generator reads.
-const TagKey = "mcpfile"
+const TagKey = tag.Key
 
 // Build validates the selected types of a loaded package and returns its
 // model. With typeNames empty it selects every named struct type with at
-// least one mcpfile-tagged field; otherwise exactly the named types. All
-// problems are collected and returned as an ErrorList, sorted.
+// least one mcpfile-tagged field, and, to report them, those with a struct
+// tag key that looks like mcpfile misspelled or a malformed tag that
+// mentions it, and those whose fields hold a runtime.File that no tagged
+// type decodes; otherwise exactly the named types. It reports the struct
+// types of the package that would inherit the methods generated for a
+// selected type they embed, and fills in the package's build constraint.
+// All problems are collected and returned as an ErrorList, sorted.
 func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
 	if pkg.Types == nil || pkg.TypesInfo == nil || pkg.Fset == nil {
 		return nil, fmt.Errorf("internal error: package %s was loaded without type information", pkg.PkgPath)
@@ -58,6 +63,8 @@ func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
 		}
 	}
 	slices.SortFunc(p.Types, func(a, b *Type) int { return strings.Compare(a.Name, b.Name) })
+	b.checkEmbedders(objs, built)
+	p.Constraint = b.constraint(p.Types)
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -166,20 +173,14 @@ func (b *builder) selectTypes(typeNames []string) []*types.TypeName {
 	scope := b.pkg.Types.Scope()
 	var out []*types.TypeName
 	if !b.explicit {
+		reach := &fileReach{memo: map[*types.Named]bool{}}
 		for _, name := range scope.Names() {
 			obj, ok := scope.Lookup(name).(*types.TypeName)
 			if !ok || obj.IsAlias() {
 				continue
 			}
-			st := fields.Struct(obj.Type())
-			if st == nil {
-				continue
-			}
-			for i := range st.NumFields() {
-				if _, ok := reflect.StructTag(st.Tag(i)).Lookup(TagKey); ok {
-					out = append(out, obj)
-					break
-				}
+			if st := fields.Struct(obj.Type()); st != nil && reach.wanted(st) {
+				out = append(out, obj)
 			}
 		}
 		return out
@@ -203,6 +204,102 @@ func (b *builder) selectTypes(typeNames []string) []*types.TypeName {
 		}
 	}
 	return out
+}
+
+// fileReach tells which struct types to select without -type: those with
+// a field that has an mcpfile tag, a struct tag key that looks like a
+// misspelling of it or a malformed struct tag that mentions it, and those
+// with a field, decoded by encoding/json, whose values hold a runtime.File
+// that no type of the former kind on the way decodes. All of these are
+// either generated for or reported, never passed over.
+type fileReach struct {
+	memo     map[*types.Named]bool // results known to be right
+	visiting map[*types.Named]bool
+}
+
+// wanted reports whether struct type st is to be selected.
+func (r *fileReach) wanted(st *types.Struct) bool {
+	if tagged(st) {
+		return true
+	}
+	r.visiting = map[*types.Named]bool{}
+	return r.fields(st)
+}
+
+// tagged reports whether a field of st mentions the mcpfile tag.
+func tagged(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		if mentionsTag(st.Tag(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsTag reports whether a struct tag has an mcpfile key, a key that
+// looks like a misspelling of it, or is malformed and mentions it.
+func mentionsTag(raw string) bool {
+	keys, err := tag.StructKeys(raw)
+	if slices.ContainsFunc(keys, func(k string) bool { return k == TagKey || tag.Misspelled(k) }) {
+		return true
+	}
+	return err != nil && strings.Contains(strings.ToLower(raw), TagKey)
+}
+
+// fields reports whether a field of st that encoding/json decodes holds a
+// runtime.File.
+func (r *fileReach) fields(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		if v := st.Field(i); decoded(v, reflect.StructTag(st.Tag(i))) && r.holds(v.Type()) {
+			return true
+		}
+	}
+	return false
+}
+
+// decoded reports whether encoding/json may decode into field v or, for an
+// embedded struct, its promoted fields.
+func decoded(v *types.Var, tag reflect.StructTag) bool {
+	return (v.Exported() || v.Embedded()) && tag.Get("json") != "-"
+}
+
+// holds reports whether a value of type t holds a runtime.File, through
+// pointers, slices, arrays, map values and struct fields, but not through
+// a struct type with mcpfile tags: mcpfilegen generates its decoder, or
+// reports it, in its own package.
+func (r *fileReach) holds(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		if isRuntimeFile(t) {
+			return true
+		}
+		if known, ok := r.memo[t]; ok {
+			return known
+		}
+		if st := fields.Struct(t); r.visiting[t] || infer.Special(t) || st != nil && tagged(st) {
+			return false
+		}
+		r.visiting[t] = true
+		holds := r.holds(t.Underlying())
+		delete(r.visiting, t)
+		// A false found while an enclosing type is being visited may
+		// be false only because of the cycle.
+		if holds || len(r.visiting) == 0 {
+			r.memo[t] = holds
+		}
+		return holds
+	case *types.Pointer:
+		return r.holds(t.Elem())
+	case *types.Slice:
+		return r.holds(t.Elem())
+	case *types.Array:
+		return r.holds(t.Elem())
+	case *types.Map:
+		return r.holds(t.Elem())
+	case *types.Struct:
+		return r.fields(t)
+	}
+	return false
 }
 
 // anyFile returns the package's first file, where package-level errors point.
@@ -263,10 +360,113 @@ func (b *builder) drop(t *Type) string {
 	return fmt.Sprintf("remove %s's mcpfile tags", t.Name)
 }
 
+// checkEmbedders reports the struct types of the package that are not
+// selected but embed a selected type, directly or through other embedded
+// structs: they would inherit the methods generated for it, and so have a
+// schema (MCPSchema) and a decoder (UnmarshalJSON) for the embedded type's
+// fields alone. A selected type gets methods of its own, which the
+// inherited ones do not override; its promoted file fields are reported
+// by checkSchema. built holds the model of each of selected, nil where
+// building failed.
+func (b *builder) checkEmbedders(selected []*types.TypeName, built []*Type) {
+	files := map[*types.TypeName]bool{} // selected type → gets UnmarshalJSON
+	for i, obj := range selected {
+		files[obj] = built[i] == nil || len(built[i].Files()) > 0
+	}
+	scope := b.pkg.Types.Scope()
+	for _, name := range scope.Names() {
+		obj, ok := scope.Lookup(name).(*types.TypeName)
+		if _, sel := files[obj]; !ok || sel || obj.IsAlias() {
+			continue
+		}
+		named, _ := obj.Type().(*types.Named)
+		st := fields.Struct(obj.Type())
+		if named == nil || st == nil {
+			continue
+		}
+		own := types.NewMethodSet(types.NewPointer(named))
+		for i := range st.NumFields() {
+			v := st.Field(i)
+			if !v.Embedded() {
+				continue
+			}
+			emb, via := embeddedSelected(v.Type(), files, nil, map[*types.TypeName]bool{})
+			if emb == nil {
+				continue
+			}
+			var inherited []string
+			for _, m := range []string{"MCPSchema", "UnmarshalJSON"} {
+				if m == "UnmarshalJSON" && !files[emb] {
+					continue
+				}
+				if sel := own.Lookup(nil, m); sel == nil || len(sel.Index()) > 1 {
+					inherited = append(inherited, m)
+				}
+			}
+			if len(inherited) == 0 {
+				continue
+			}
+			through := ""
+			if len(via) > 0 {
+				through = " (through " + strings.Join(via, ".") + ")"
+			}
+			what, does := "the "+inherited[0]+" method", "describes"
+			switch {
+			case len(inherited) == 2:
+				what, does = "the MCPSchema and UnmarshalJSON methods", "describe and decode"
+			case inherited[0] == "UnmarshalJSON":
+				does = "decodes"
+			}
+			advice := fmt.Sprintf("make %s a named field of %s", emb.Name(), obj.Name())
+			if b.explicit && !files[emb] {
+				advice += fmt.Sprintf(", or add %s to -type", obj.Name())
+			}
+			b.errorf(v.Pos(), "type %s embeds %s%s, so it would inherit %s generated for %s, which %s %s's fields alone: %s",
+				obj.Name(), emb.Name(), through, what, emb.Name(), does, emb.Name(), advice)
+		}
+	}
+}
+
+// embeddedSelected returns the selected type that an embedded field of
+// type t is, or embeds through the embedded fields of the structs it
+// is, with the names of those it goes through; nil when there is none.
+func embeddedSelected(t types.Type, selected map[*types.TypeName]bool, via []string, seen map[*types.TypeName]bool) (*types.TypeName, []string) {
+	t = types.Unalias(fields.Deref(t))
+	if n, ok := t.(*types.Named); ok {
+		obj := n.Origin().Obj()
+		if _, ok := selected[obj]; ok {
+			return obj, via
+		}
+		if seen[obj] {
+			return nil, nil
+		}
+		seen[obj] = true
+		via = append(via, obj.Name())
+	}
+	st := fields.Struct(t)
+	if st == nil {
+		return nil, nil
+	}
+	for i := range st.NumFields() {
+		if v := st.Field(i); v.Embedded() {
+			if obj, path := embeddedSelected(v.Type(), selected, slices.Clone(via), seen); obj != nil {
+				return obj, path
+			}
+		}
+	}
+	return nil, nil
+}
+
 // checkMethods rejects types whose decoding the generated UnmarshalJSON
 // cannot own.
 func (b *builder) checkMethods(t *Type, st *types.Struct) {
 	ms := types.NewMethodSet(types.NewPointer(t.Named))
+	// The generated MCPSchema is declared on T: one T declares is a
+	// clash, one T inherits is overridden.
+	if sel := ms.Lookup(nil, "MCPSchema"); sel != nil && len(sel.Index()) == 1 && !b.inOutput(sel.Obj().Pos()) {
+		b.errorf(sel.Obj().Pos(), "type %s already has an MCPSchema method, which the generated one would replace: remove it, or %s",
+			t.Name, b.drop(t))
+	}
 	if sel := ms.Lookup(nil, "UnmarshalJSON"); sel != nil && !(len(sel.Index()) == 1 && b.inOutput(sel.Obj().Pos())) {
 		if len(sel.Index()) == 1 {
 			b.errorf(sel.Obj().Pos(), "type %s already has an UnmarshalJSON method, which the generated one would replace: remove it, or %s",
@@ -338,8 +538,12 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 		f.Description = f.Doc
 	}
 
+	reported := b.checkStructTag(v, st)
 	raw, ok := st.Lookup(TagKey)
 	if !ok {
+		if !reported {
+			b.checkUntagged(f, v)
+		}
 		return f
 	}
 	switch {
@@ -362,6 +566,10 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 			b.errorf(v.Pos(), "field %s: %s", v.Name(), msg)
 		}
 	}
+	if slices.Contains(strings.Split(opts, ","), "string") {
+		b.errorf(v.Pos(), "json option \",string\" on file field %s: a file argument is a data: URI as it comes, never quoted again; remove ,string",
+			v.Name())
+	}
 	tg, err := tag.Parse(raw)
 	if err != nil {
 		b.errorf(v.Pos(), "%v", err)
@@ -379,12 +587,67 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 		b.errorf(v.Pos(), "maxFiles on field %s of type %s: it limits the items of []runtime.File or []string fields only",
 			v.Name(), typeString(v.Type()))
 	}
+	switch {
+	case tg.HasMinFiles && !kind.Slice():
+		b.errorf(v.Pos(), "minFiles on field %s of type %s: it limits the items of []runtime.File or []string fields only",
+			v.Name(), typeString(v.Type()))
+	case tg.HasMinFiles && tg.MaxFiles > 0 && tg.MinFiles > tg.MaxFiles:
+		b.errorf(v.Pos(), "minFiles=%d on field %s is more than maxFiles=%d (want minFiles at most maxFiles)", tg.MinFiles, v.Name(), tg.MaxFiles)
+	case tg.HasMinFiles:
+		f.File.MinFiles = tg.MinFiles
+	case kind.Slice() && f.Required:
+		f.File.MinFiles = 1
+	}
 	if tg.Filename != "" && kind >= KindString {
 		b.errorf(v.Pos(), "filename on field %s of type %s: only runtime.File fields carry a name (use runtime.File, *runtime.File or []runtime.File)",
 			v.Name(), typeString(v.Type()))
 		f.File.Filename = ""
 	}
 	return f
+}
+
+// checkStructTag reports a struct tag that reflect.StructTag.Lookup cannot
+// read to its end, which would hide the keys after the fault, and keys that
+// look like misspellings of mcpfile, which would leave a file field
+// undeclared. It reports whether it found such a fault in a tag that
+// mentions mcpfile.
+func (b *builder) checkStructTag(v *types.Var, st reflect.StructTag) (reported bool) {
+	keys, err := tag.StructKeys(string(st))
+	if err != nil {
+		b.errorf(v.Pos(), "field %s: malformed struct tag %q: %v", v.Name(), string(st), err)
+		reported = strings.Contains(strings.ToLower(string(st)), TagKey)
+	}
+	for _, k := range keys {
+		if tag.Misspelled(k) {
+			b.errorf(v.Pos(), "field %s: misspelled struct tag key %q: the key is %s", v.Name(), k, TagKey)
+			reported = true
+		}
+	}
+	return reported
+}
+
+// checkUntagged reports a field without an mcpfile tag that holds a file
+// where encoding/json would decode it: as an object, unchecked.
+func (b *builder) checkUntagged(f *Field, v *types.Var) {
+	kind, isFile := fileKind(v.Type())
+	switch {
+	case f.Skip:
+	case f.Embedded:
+		if isRuntimeFile(types.Unalias(fields.Deref(v.Type()))) {
+			b.errorf(v.Pos(), "embedded field %s is a %s: declare a file field as a named field with an mcpfile tag",
+				v.Name(), typeString(v.Type()))
+		}
+	case isFile && kind < KindString:
+		b.errorf(v.Pos(), "field %s of type %s has no mcpfile tag: add mcpfile:\"\" or constraints such as mcpfile:\"accept=image/png,maxSize=5MiB\"",
+			v.Name(), typeString(v.Type()))
+	}
+}
+
+// untaggedFile reports whether f is a field checkUntagged reported as a
+// file field without a tag.
+func untaggedFile(f *Field) bool {
+	kind, isFile := fileKind(f.Type)
+	return isFile && kind < KindString && !f.Skip && !f.Embedded && f.File == nil
 }
 
 func jsonName(v *types.Var, tagName string) string {
@@ -498,17 +761,19 @@ func (b *builder) checkSchema(t *Type) {
 	over := map[*types.Var]*jsonschema.Schema{}
 	st := fields.Struct(t.Named)
 	for i, f := range t.Fields {
-		// File fields, and fields whose mcpfile tag was already reported.
-		if _, ok := reflect.StructTag(f.Tag).Lookup(TagKey); ok {
+		// File fields, and fields whose mcpfile tag, or the lack of
+		// one, was already reported.
+		if _, ok := reflect.StructTag(f.Tag).Lookup(TagKey); ok || untaggedFile(f) {
 			f.Placeholder = &jsonschema.Schema{}
 			over[st.Field(i)] = f.Placeholder
 		}
 	}
 	s, err := infer.For(t.Named, infer.Config{
-		Doc:       func(v *types.Var) string { return b.fieldDocs[v] },
-		Override:  over,
-		RejectTag: TagKey,
-		All:       true,
+		Doc:        func(v *types.Var) string { return b.fieldDocs[v] },
+		Override:   over,
+		RejectTag:  TagKey,
+		RejectType: func(n *types.Named) bool { return isRuntimeFile(n) },
+		All:        true,
 	})
 	t.Inferred = s
 	var ies infer.Errors
@@ -538,6 +803,21 @@ func (b *builder) inferPos(t *Type, ie *infer.Error) token.Position {
 }
 
 func inferMsg(t *Type, ie *infer.Error) string {
+	if ie.Kind == infer.ErrRejectedType {
+		switch {
+		case ie.Promoted && !ie.Nested:
+			emb, _, _ := strings.Cut(ie.Path, ".")
+			return fmt.Sprintf("embedded field %s has a runtime.File field %s: file fields must be declared directly in %s, with an mcpfile tag", emb, ie.Path, t.Name)
+		case ie.Nested:
+			return fmt.Sprintf("field %s holds a runtime.File: file fields must be top-level fields of %s, not fields of nested structs", ie.Path, t.Name)
+		}
+		if ie.Top < 0 || ie.Top >= len(t.Fields) {
+			return fmt.Sprintf("%s holds a runtime.File: a file field is a top-level runtime.File, *runtime.File or []runtime.File field with an mcpfile tag", t.Name)
+		}
+		f := t.Fields[ie.Top]
+		return fmt.Sprintf("field %s of type %s holds runtime.File values: a file field is a runtime.File, *runtime.File or []runtime.File with an mcpfile tag",
+			f.GoName, typeString(f.Type))
+	}
 	if ie.Kind == infer.ErrTag {
 		if ie.Promoted && !ie.Nested {
 			emb, _, _ := strings.Cut(ie.Path, ".")

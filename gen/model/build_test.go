@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"context"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -30,7 +31,7 @@ var (
 func fixture(t *testing.T, name string) *packages.Package {
 	t.Helper()
 	loadOnce.Do(func() {
-		pkgs, err := load.Packages(context.Background(), "testdata/mod", []string{"./good", "./bad", "./auto"})
+		pkgs, err := load.Packages(context.Background(), "testdata/mod", []string{"./good", "./bad", "./auto", "./autobad"})
 		loadErr = err
 		loaded = map[string]*packages.Package{}
 		for _, p := range pkgs {
@@ -85,7 +86,7 @@ func TestBuildGood(t *testing.T) {
 	}
 	want := []fieldWant{
 		{Go: "Documents", JSON: "documents", Line: 12, Required: true, Description: "Documents to compare, two to five PDFs or text files.",
-			File: &model.File{Kind: model.KindFileSlice, Accept: []string{"application/pdf", "text/plain"}, MaxSize: 10 << 20, MaxFiles: 5}},
+			File: &model.File{Kind: model.KindFileSlice, Accept: []string{"application/pdf", "text/plain"}, MaxSize: 10 << 20, MaxFiles: 5, MinFiles: 1}},
 		{Go: "FirstName", JSON: "first_name", Line: 14, Omit: true, Description: "Original file name of the first document, as the user picked it."},
 		{Go: "Cover", JSON: "cover", Line: 15, Omit: true,
 			File: &model.File{Kind: model.KindFilePointer, Accept: []string{"image/*"}, MaxSize: 512 << 10, Filename: "cover_name"}, FilenameGo: "CoverName"},
@@ -96,7 +97,7 @@ func TestBuildGood(t *testing.T) {
 			File: &model.File{Kind: model.KindFileSlice, NoSniff: true, Filename: "names"}, FilenameGo: "Names"},
 		{Go: "URI", JSON: "uri", Line: 21, Required: true, File: &model.File{Kind: model.KindString}},
 		{Go: "PURI", JSON: "PURI", Line: 22, Required: true, File: &model.File{Kind: model.KindStringPointer, Accept: []string{".pdf"}}},
-		{Go: "URIs", JSON: "uris", Line: 23, Required: true, File: &model.File{Kind: model.KindStringSlice, MaxFiles: 2}},
+		{Go: "URIs", JSON: "uris", Line: 23, Required: true, File: &model.File{Kind: model.KindStringSlice, MaxFiles: 2, MinFiles: 1}},
 		{Go: "secret", Line: 24, Skip: true},
 		{Go: "Ignored", Line: 25, Skip: true},
 		{Go: "Dash", JSON: "-", Line: 26, Required: true},
@@ -154,8 +155,26 @@ func TestBuildErrors(t *testing.T) {
 	pkg := fixture(t, "bad")
 	sel := []string{"WrongTypes", "BadTags", "Skipped", "HasUnmarshal", "EmbedsUnmarshal", "EmbedsText", "Tagged",
 		"Unsupported", "Node", "Tree", "SchemaTags", "Embeddings", "EmbeddedDash", "BadName", "Gen", "Owners",
-		"NotStruct", "Alias", "Var", "Missing"}
+		"NotStruct", "Alias", "Var", "Missing", "Untagged", "EmbedsFile", "EmbedsHolder", "StructTags",
+		"StringOption", "SchemaOnly", "WithFile", "HasSchema"}
 	_, err := model.Build(pkg, sel)
+	checkWants(t, pkg, err)
+}
+
+// TestBuildSelectsFileHolders checks that, without -type, the types whose
+// fields hold files undeclared, or mistag them, are selected and reported,
+// and the types that would inherit generated methods are reported, against
+// the `// want "…"` comments of testdata/mod/autobad.
+func TestBuildSelectsFileHolders(t *testing.T) {
+	pkg := fixture(t, "autobad")
+	_, err := model.Build(pkg, nil)
+	checkWants(t, pkg, err)
+}
+
+// checkWants checks the errors of Build against the `// want "…"` comments
+// of pkg's one file.
+func checkWants(t *testing.T, pkg *packages.Package, err error) {
+	t.Helper()
 	errs, ok := err.(model.ErrorList)
 	if !ok {
 		t.Fatalf("Build error = %v (%T), want a model.ErrorList", err, err)
@@ -208,7 +227,7 @@ func TestBuildErrors(t *testing.T) {
 	for line, ws := range wants {
 		for _, w := range ws {
 			if !found[strconv.Itoa(line)+w] {
-				t.Errorf("bad.go:%d: no error containing %q", line, w)
+				t.Errorf("%s:%d: no error containing %q", filepath.Base(file), line, w)
 			}
 		}
 	}
@@ -222,7 +241,7 @@ func TestBuildErrors(t *testing.T) {
 
 var (
 	wantRE = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
-	relRE  = regexp.MustCompile(`^(bad\.go:\d+:\d+|bad\.go): mcpfile: [a-z].*[^.]$`)
+	relRE  = regexp.MustCompile(`^(\w+\.go:\d+:\d+|\w+\.go): mcpfile: [a-z].*[^.]$`)
 )
 
 func TestErrorRel(t *testing.T) {
@@ -245,4 +264,42 @@ func TestErrorRel(t *testing.T) {
 
 func tokenPos(file string, line, col int) token.Position {
 	return token.Position{Filename: file, Line: line, Column: col}
+}
+
+func TestFileConstraint(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"a.go", "package a\n", ""},
+		{"a_linux.go", "package a\n", "linux"},
+		{"a_linux_test.go", "package a\n", "linux"},
+		{"a_windows_arm64.go", "package a\n", "windows && arm64"},
+		{"a_amd64.go", "package a\n", "amd64"},
+		{"linux.go", "package a\n", ""},
+		{"a_unix.go", "package a\n", ""},
+		{"a_linux_gen.go", "package a\n", ""},
+		{"a.go", "//go:build linux || darwin\n\npackage a\n", "linux || darwin"},
+		{"a.go", "// Copyright.\n\n//go:build !windows\n\n// Package a.\npackage a\n", "!windows"},
+		{"a.go", "//go:build !windows\n// Package a.\npackage a\n", "!windows"}, // the go command reads it in the doc too
+		{"a_arm64.go", "//go:build linux\n\npackage a\n", "linux && arm64"},
+		{"a.go", "// +build linux darwin\n// +build amd64\n\npackage a\n", "(linux || darwin) && amd64"},
+		{"a.go", "//go:build linux\n// +build darwin\n\npackage a\n", "linux"},
+		{"a.go", "// +build linux\npackage a\n", ""}, // no blank line: package doc
+		{"a.go", "package a\n\n//go:build linux\n", ""},
+		{"a.go", "/*\n//go:build linux\n*/\npackage a\n", ""},
+	} {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, tc.name, tc.src, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := model.FileConstraint(tc.name, f)
+		got := ""
+		if x != nil {
+			got = x.String()
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("FileConstraint(%q, %q) = %q, %v, want %q", tc.name, tc.src, got, err, tc.want)
+		}
+	}
 }

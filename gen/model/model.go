@@ -17,6 +17,11 @@ type Package struct {
 	Path  string  // import path
 	Dir   string  // directory of the source files; output is written here
 	Types []*Type // sorted by name
+
+	// Constraint is the build constraint of the files that declare the
+	// types, which the generated file carries as its //go:build line; ""
+	// for none.
+	Constraint string
 }
 
 // Type is a selected named struct type.
@@ -107,7 +112,12 @@ type File struct {
 	Accept   []string // media types, type/* wildcards and .ext entries, in tag order
 	MaxSize  int64    // decoded bytes; 0 when the tag has none
 	MaxFiles int      // slices only; 0 when the tag has none
-	NoSniff  bool     // the content check is off (sniff=false)
+	// MinFiles is the fewest files of a slice (the schema's minItems): the
+	// tag's minFiles, else 1 for a required slice field (one without
+	// omitempty or omitzero: a required list of files holds at least one),
+	// else 0.
+	MinFiles int
+	NoSniff  bool // the content check is off (sniff=false)
 
 	// Filename is the JSON name of the sibling string field whose value
 	// becomes File.Name, and FilenameField that field; both empty when unset.

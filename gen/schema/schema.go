@@ -87,6 +87,10 @@ func File(f *model.Field) *jsonschema.Schema {
 		n := uint64(f.File.MaxFiles)
 		arr.MaxItems = &n
 	}
+	if f.File.MinFiles > 0 {
+		n := uint64(f.File.MinFiles)
+		arr.MinItems = &n
+	}
 	return arr
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpfile/mcpfile/gen/model"
 	"github.com/mcpfile/mcpfile/gen/schema"
 	"github.com/mcpfile/mcpfile/gen/schema/internal/fixture"
+	"github.com/mcpfile/mcpfile/internal/prereq"
 )
 
 // build loads the package in dir and runs the model and schema phases on
@@ -80,10 +82,10 @@ func mustJSON(v any) string {
 var fileShapes = map[string]string{
 	"uri":   `{"type":"string","format":"uri","description":"The image.","x-mcp-file":{"accept":["image/png","image/jpeg"],"maxSize":5242880}}`,
 	"puri":  `{"type":"string","format":"uri","x-mcp-file":{"accept":[".pdf"]}}`,
-	"uris":  `{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/*"],"maxSize":1000}},"maxItems":3}`,
+	"uris":  `{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/*"],"maxSize":1000}},"maxItems":3,"minItems":1}`,
 	"photo": `{"type":"string","format":"uri","x-mcp-file":{"accept":["image/*"]}}`,
 	"doc":   `{"type":"string","format":"uri","x-mcp-file":{}}`,
-	"Files": `{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{}}}`,
+	"Files": `{"type":"array","items":{"type":"string","format":"uri","x-mcp-file":{}},"minItems":1}`,
 }
 
 // TestParity checks that, field by field, the generated schema of every
@@ -166,9 +168,9 @@ func TestFlat(t *testing.T) {
 // TestDescribeImage checks the SEP's describe_image tool: its inputSchema,
 // plus additionalProperties false.
 func TestDescribeImage(t *testing.T) {
-	vec, err := os.ReadFile("../../../shared/spec/vectors/sep2356-final/tool-describe-image.json")
+	vec, err := os.ReadFile(filepath.Join(prereq.SpecVectors(t), "sep2356-final", "tool-describe-image.json"))
 	if err != nil {
-		t.Skipf("SEP vector not available: %v", err)
+		t.Fatal(err)
 	}
 	var tool struct{ InputSchema map[string]any }
 	if err := json.Unmarshal(vec, &tool); err != nil {
@@ -199,12 +201,12 @@ func TestSchemaBytes(t *testing.T) {
 			true},
 		{"CompareInput",
 			`{"properties":{` +
-				`"documents":{"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf","text/plain"],"maxSize":10485760}},"type":"array","maxItems":5,"description":"Documents to compare, two to five PDFs or text files."},` +
+				`"documents":{"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf","text/plain"],"maxSize":10485760}},"type":"array","maxItems":5,"minItems":1,"description":"Documents to compare, two to five PDFs or text files."},` +
 				`"first_name":{"type":"string","description":"Original file name of the first document, as the user picked it."},` +
 				`"cover":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/*"],"maxSize":524288}},` +
 				`"cover_name":{"type":"string"},` +
 				`"detail":{"type":"string","description":"how much detail to give"},` +
-				`"any":{"items":{"type":"string","format":"uri","x-mcp-file":{}},"type":"array"}},` +
+				`"any":{"items":{"type":"string","format":"uri","x-mcp-file":{}},"type":"array","minItems":1}},` +
 				`"additionalProperties":false,"type":"object","required":["documents","any"],"description":"CompareInput is the input of the compare_documents tool."}`,
 			false},
 		{"Documented",

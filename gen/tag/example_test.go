@@ -14,5 +14,5 @@ func ExampleParse() {
 	fmt.Println(err)
 	// Output:
 	// [application/pdf text/plain .pdf] 10485760 5 <nil>
-	// unknown key "maxsize" (want accept, filename, maxFiles, maxSize, sniff)
+	// unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)
 }

@@ -8,6 +8,8 @@
 //	maxSize=<n>[unit]            decoded bytes per file; unit B, KB, MB, GB (powers of
 //	                             1000) or KiB, MiB, GiB (powers of 1024); no unit is B
 //	maxFiles=<n>                 the most files a slice field takes (becomes maxItems)
+//	minFiles=<n>                 the fewest files a slice field takes (becomes minItems);
+//	                             0 lets a required slice field be empty
 //	filename=<json name>         the sibling field that carries the file's name
 //	sniff=false                  turn the content check off for this field
 //
@@ -25,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,15 +43,17 @@ const MaxFilesLimit = math.MaxInt32
 
 // Tag is a parsed mcpfile tag.
 type Tag struct {
-	Accept   []string // lower-cased media types, type/* wildcards and .ext entries, in tag order
-	MaxSize  int64    // bytes; 0 when absent
-	MaxFiles int      // 0 when absent
-	Filename string   // JSON name of the companion name field; empty when absent
-	NoSniff  bool     // sniff=false
+	Accept      []string // lower-cased media types, type/* wildcards and .ext entries, in tag order
+	MaxSize     int64    // bytes; 0 when absent
+	MaxFiles    int      // 0 when absent
+	MinFiles    int      // meaningful when HasMinFiles
+	HasMinFiles bool     // minFiles was given
+	Filename    string   // JSON name of the companion name field; empty when absent
+	NoSniff     bool     // sniff=false
 }
 
 // Keys are the tag's keys, sorted as the error messages list them.
-var Keys = []string{"accept", "filename", "maxFiles", "maxSize", "sniff"}
+var Keys = []string{"accept", "filename", "maxFiles", "maxSize", "minFiles", "sniff"}
 
 // TopLevelTypes are the media top-level types an accept entry may name: the
 // ones registered with IANA.
@@ -75,8 +80,20 @@ const (
 	wantAccept   = "want type/subtype, type/* or .ext"
 	wantMaxSize  = "want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB"
 	wantMaxFiles = "want a positive integer"
+	wantMinFiles = "want an integer, 0 or more"
+	wantFilename = "want the json name of a string field"
 	wantSniff    = "want true or false"
 )
+
+// wantValue is what each key's value must be.
+var wantValue = map[string]string{
+	"accept":   wantAccept,
+	"filename": wantFilename,
+	"maxFiles": wantMaxFiles,
+	"minFiles": wantMinFiles,
+	"maxSize":  wantMaxSize,
+	"sniff":    wantSniff,
+}
 
 // Parse parses the value of an mcpfile struct tag. Its errors are one
 // lowercase line without the position, which the caller adds.
@@ -90,10 +107,13 @@ func Parse(s string) (Tag, error) {
 		if item == "" {
 			return Tag{}, fmt.Errorf("empty item in %q (%s)", s, wantItem)
 		}
+		key, val, ok := strings.Cut(item, "=")
 		if strings.ContainsAny(item, " \t\r\n") {
+			if want, known := wantValue[key]; known && ok {
+				return Tag{}, fmt.Errorf("space in %s value %q (%s; no spaces)", key, val, want)
+			}
 			return Tag{}, fmt.Errorf("space in item %q (%s, no spaces)", item, wantItem)
 		}
-		key, val, ok := strings.Cut(item, "=")
 		if !ok {
 			return Tag{}, fmt.Errorf("item %q has no value (%s)", item, wantItem)
 		}
@@ -115,6 +135,9 @@ func Parse(s string) (Tag, error) {
 			t.MaxSize, err = parseMaxSize(val)
 		case "maxFiles":
 			t.MaxFiles, err = parseMaxFiles(val)
+		case "minFiles":
+			t.MinFiles, err = parseMinFiles(val)
+			t.HasMinFiles = true
 		case "filename":
 			err = checkJSONName(val)
 			t.Filename = val
@@ -147,6 +170,9 @@ func (t Tag) String() string {
 	}
 	if t.MaxFiles > 0 {
 		items = append(items, "maxFiles="+strconv.Itoa(t.MaxFiles))
+	}
+	if t.HasMinFiles {
+		items = append(items, "minFiles="+strconv.Itoa(t.MinFiles))
 	}
 	if t.Filename != "" {
 		items = append(items, "filename="+t.Filename)
@@ -224,14 +250,17 @@ func restrictedName(s string) bool {
 	return true
 }
 
+// parseMaxSize parses a maxSize value: digits, then an optional unit, the
+// trailing letters. A number that is not a plain positive integer (1.5MiB,
+// -1, 0x10) is reported as a bad number, not as a bad unit.
 func parseMaxSize(val string) (int64, error) {
-	end := 0
-	for end < len(val) && '0' <= val[end] && val[end] <= '9' {
-		end++
+	end := len(val)
+	for end > 0 && isLetter(val[end-1]) {
+		end--
 	}
-	digits, unit := val[:end], val[end:]
-	if digits == "" {
-		return 0, fmt.Errorf("bad maxSize %q (%s)", val, wantMaxSize)
+	num, unit := val[:end], val[end:]
+	if strings.IndexFunc(num, func(r rune) bool { return r < 0x80 && isLetter(byte(r)) }) >= 0 {
+		unit, num = "", val // letters inside: no number-and-unit split makes sense
 	}
 	mult := int64(0)
 	if unit == "" {
@@ -244,10 +273,31 @@ func parseMaxSize(val string) (int64, error) {
 			mult = u.mult
 		}
 	}
-	if mult == 0 {
+	// what names the number in messages: the whole value when it has no unit.
+	what := fmt.Sprintf("maxSize %q", val)
+	if unit != "" {
+		what = fmt.Sprintf("maxSize number %q in %q", num, val)
+	}
+	switch {
+	case num == "":
+		return 0, fmt.Errorf("bad maxSize %q (%s)", val, wantMaxSize)
+	case !isDigits(num):
+		if d, ok := strings.CutPrefix(num, "-"); ok && isDecimal(d) {
+			return 0, fmt.Errorf("maxSize %q is not positive (%s)", val, wantMaxSize)
+		}
+		if isDecimal(num) {
+			if mult != 0 {
+				if exact := exactSize(num, unit, mult); exact != "" {
+					return 0, fmt.Errorf("bad %s: not an integer (%s is %s; %s)", what, val, exact, wantMaxSize)
+				}
+			}
+			return 0, fmt.Errorf("bad %s: not an integer (%s)", what, wantMaxSize)
+		}
+		return 0, fmt.Errorf("bad %s (%s)", what, wantMaxSize)
+	case mult == 0:
 		return 0, fmt.Errorf("bad maxSize unit %q in %q (want %s)", unit, val, strings.Join(names, ", "))
 	}
-	n, err := strconv.ParseInt(digits, 10, 64)
+	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, fmt.Errorf("bad maxSize %q (%s)", val, wantMaxSize)
 	}
@@ -260,11 +310,52 @@ func parseMaxSize(val string) (int64, error) {
 	return n * mult, nil
 }
 
-func parseMaxFiles(val string) (int, error) {
-	for i := 0; i < len(val); i++ {
-		if val[i] < '0' || val[i] > '9' {
-			return 0, fmt.Errorf("bad maxFiles %q (%s)", val, wantMaxFiles)
+// exactSize returns the decimal number num of unit (mult bytes each) as a
+// whole number of the largest unit of the same kind that holds it exactly,
+// "1536KiB" for 1.5MiB, or "" when it is no whole number of bytes or not
+// positive.
+func exactSize(num, unit string, mult int64) string {
+	r, ok := new(big.Rat).SetString(num)
+	if !ok || r.Sign() <= 0 {
+		return ""
+	}
+	r.Mul(r, new(big.Rat).SetInt64(mult))
+	if !r.IsInt() || r.Num().Cmp(big.NewInt(MaxSizeLimit)) > 0 {
+		return ""
+	}
+	n := r.Num().Int64()
+	binary := strings.HasSuffix(unit, "iB")
+	best := units[0]
+	for _, u := range units {
+		if (u.mult == 1 || strings.HasSuffix(u.name, "iB") == binary) && n%u.mult == 0 && u.mult > best.mult {
+			best = u
 		}
+	}
+	return strconv.FormatInt(n/best.mult, 10) + best.name
+}
+
+// parseMinFiles parses a minFiles value, an integer of 0 or more.
+func parseMinFiles(val string) (int, error) {
+	if n, err := strconv.ParseInt(val, 10, 64); err == nil && isDigits(val) && n == 0 {
+		return 0, nil
+	}
+	n, err := parseMaxFiles(val)
+	if err != nil {
+		return 0, errors.New(strings.NewReplacer("maxFiles", "minFiles", wantMaxFiles, wantMinFiles, "is not positive", "is negative").Replace(err.Error()))
+	}
+	return n, nil
+}
+
+// parseMaxFiles parses a maxFiles value, a positive integer.
+func parseMaxFiles(val string) (int, error) {
+	if !isDigits(val) {
+		switch d, neg := strings.CutPrefix(val, "-"); {
+		case neg && isDecimal(d):
+			return 0, fmt.Errorf("maxFiles %q is not positive (%s)", val, wantMaxFiles)
+		case isDecimal(val):
+			return 0, fmt.Errorf("bad maxFiles %q: not an integer (%s)", val, wantMaxFiles)
+		}
+		return 0, fmt.Errorf("bad maxFiles %q (%s)", val, wantMaxFiles)
 	}
 	n, err := strconv.ParseInt(val, 10, 64)
 	if err != nil || n > MaxFilesLimit {
@@ -276,6 +367,28 @@ func parseMaxFiles(val string) (int, error) {
 	return int(n), nil
 }
 
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isDecimal reports whether s is a decimal number without a sign: digits
+// with at most one point and at least one digit, such as 1.5, .5 or 2.
+func isDecimal(s string) bool {
+	i, f, _ := strings.Cut(s, ".")
+	return (i != "" || f != "") && (i == "" || isDigits(i)) && (f == "" || isDigits(f))
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
 // checkJSONName accepts the names encoding/json accepts in a json tag.
 func checkJSONName(s string) error {
 	for _, c := range s {
@@ -283,7 +396,7 @@ func checkJSONName(s string) error {
 		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
 		case unicode.IsLetter(c), unicode.IsDigit(c):
 		default:
-			return fmt.Errorf("bad filename %q (want the json name of a string field)", s)
+			return fmt.Errorf("bad filename %q (%s)", s, wantFilename)
 		}
 	}
 	return nil

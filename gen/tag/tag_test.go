@@ -30,6 +30,9 @@ func TestParse(t *testing.T) {
 		{"maxSize=9007199254740991", Tag{MaxSize: MaxSizeLimit}},
 		{"maxFiles=5", Tag{MaxFiles: 5}},
 		{"maxFiles=2147483647", Tag{MaxFiles: MaxFilesLimit}},
+		{"minFiles=0", Tag{HasMinFiles: true}},
+		{"minFiles=00", Tag{HasMinFiles: true}},
+		{"minFiles=2,maxFiles=5", Tag{MinFiles: 2, HasMinFiles: true, MaxFiles: 5}},
 		{"filename=cover_name", Tag{Filename: "cover_name"}},
 		{"sniff=false", Tag{NoSniff: true}},
 		{"sniff=true", Tag{}},
@@ -48,8 +51,8 @@ func TestParseTagErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, sniff)`},
-		{"Accept=image/png", `unknown key "Accept" (want accept, filename, maxFiles, maxSize, sniff)`},
+		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)`},
+		{"Accept=image/png", `unknown key "Accept" (want accept, filename, maxFiles, maxSize, minFiles, sniff)`},
 		{"accept", `item "accept" has no value (want key=value items separated by commas)`},
 		{"accept=", `empty value for key "accept"`},
 		{"accept=image/png,", `empty item in "accept=image/png," (want key=value items separated by commas)`},
@@ -77,18 +80,46 @@ func TestParseTagErrors(t *testing.T) {
 		{"accept=.p/f", `bad accept extension ".p/f" (want a dot and letters, digits or !#$&-^_.+)`},
 		{"maxSize=0", `maxSize "0" is not positive (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
 		{"maxSize=0MiB", `maxSize "0MiB" is not positive (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
-		{"maxSize=-1", `bad maxSize "-1" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=-1", `maxSize "-1" is not positive (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=-5MiB", `maxSize "-5MiB" is not positive (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
 		{"maxSize=+1", `bad maxSize "+1" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
 		{"maxSize=MiB", `bad maxSize "MiB" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
 		{"maxSize=5mb", `bad maxSize unit "mb" in "5mb" (want B, KB, MB, GB, KiB, MiB, GiB)`},
 		{"maxSize=5MIB", `bad maxSize unit "MIB" in "5MIB" (want B, KB, MB, GB, KiB, MiB, GiB)`},
 		{"maxSize=5TB", `bad maxSize unit "TB" in "5TB" (want B, KB, MB, GB, KiB, MiB, GiB)`},
-		{"maxSize=1.5MB", `bad maxSize unit ".5MB" in "1.5MB" (want B, KB, MB, GB, KiB, MiB, GiB)`},
+		{"maxSize=1.5MB", `bad maxSize number "1.5" in "1.5MB": not an integer (1.5MB is 1500KB; want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1.5MiB", `bad maxSize number "1.5" in "1.5MiB": not an integer (1.5MiB is 1536KiB; want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=.5GiB", `bad maxSize number ".5" in ".5GiB": not an integer (.5GiB is 512MiB; want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1.0KiB", `bad maxSize number "1.0" in "1.0KiB": not an integer (1.0KiB is 1KiB; want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1.3MiB", `bad maxSize number "1.3" in "1.3MiB": not an integer (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1.5mb", `bad maxSize number "1.5" in "1.5mb": not an integer (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1.5", `bad maxSize "1.5": not an integer (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=0.5B", `bad maxSize number "0.5" in "0.5B": not an integer (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=0x10", `bad maxSize "0x10" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=0x1A", `bad maxSize "0x1A" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1e6", `bad maxSize "1e6" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=1_000", `bad maxSize "1_000" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=5MiB5", `bad maxSize "5MiB5" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=.", `bad maxSize "." (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize=５", `bad maxSize "５" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`},
+		{"maxSize= 5MiB", `space in maxSize value " 5MiB" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB; no spaces)`},
+		{"maxSize=5 MiB", `space in maxSize value "5 MiB" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB; no spaces)`},
+		{"maxFiles=1 0", `space in maxFiles value "1 0" (want a positive integer; no spaces)`},
+		{"accept=image/png| image/gif", `space in accept value "image/png| image/gif" (want type/subtype, type/* or .ext; no spaces)`},
+		{"maxSize =5MiB", `space in item "maxSize =5MiB" (want key=value items separated by commas, no spaces)`},
 		{"maxSize=9007199254740992", `maxSize "9007199254740992" is too large (the limit is 9007199254740991 bytes)`},
 		{"maxSize=8388608GiB", `maxSize "8388608GiB" is too large (the limit is 9007199254740991 bytes)`},
 		{"maxSize=99999999999999999999999", `maxSize "99999999999999999999999" is too large (the limit is 9007199254740991 bytes)`},
 		{"maxFiles=0", `maxFiles "0" is not positive (want a positive integer)`},
-		{"maxFiles=-2", `bad maxFiles "-2" (want a positive integer)`},
+		{"minFiles=-1", `minFiles "-1" is negative (want an integer, 0 or more)`},
+		{"minFiles=1.5", `bad minFiles "1.5": not an integer (want an integer, 0 or more)`},
+		{"minFiles=x", `bad minFiles "x" (want an integer, 0 or more)`},
+		{"minFiles=1,minFiles=2", `duplicate key "minFiles"`},
+		{"minFiles=2147483648", `minFiles "2147483648" is too large (the limit is 2147483647)`},
+		{"maxFiles=-2", `maxFiles "-2" is not positive (want a positive integer)`},
+		{"maxFiles=1.5", `bad maxFiles "1.5": not an integer (want a positive integer)`},
+		{"maxFiles=0x10", `bad maxFiles "0x10" (want a positive integer)`},
+		{"maxFiles=+2", `bad maxFiles "+2" (want a positive integer)`},
 		{"maxFiles=two", `bad maxFiles "two" (want a positive integer)`},
 		{"maxFiles=2147483648", `maxFiles "2147483648" is too large (the limit is 2147483647)`},
 		{"maxFiles=99999999999999999999", `maxFiles "99999999999999999999" is too large (the limit is 2147483647)`},
@@ -105,12 +136,12 @@ func TestParseTagErrors(t *testing.T) {
 }
 
 func TestStringRoundTrip(t *testing.T) {
-	in := "accept=image/PNG,accept=.pdf,maxSize=5MiB,maxFiles=3,filename=n,sniff=false"
+	in := "accept=image/PNG,accept=.pdf,maxSize=5MiB,maxFiles=3,minFiles=1,filename=n,sniff=false"
 	tg, err := Parse(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "accept=image/png|.pdf,maxSize=5242880,maxFiles=3,filename=n,sniff=false"
+	want := "accept=image/png|.pdf,maxSize=5242880,maxFiles=3,minFiles=1,filename=n,sniff=false"
 	if got := tg.String(); got != want {
 		t.Errorf("Parse(%q).String() = %q, want %q", in, got, want)
 	}
@@ -154,6 +185,97 @@ func FuzzParse(f *testing.F) {
 		back, err := Parse(tg.String())
 		if err != nil || !reflect.DeepEqual(back, tg) {
 			t.Errorf("Parse(%q) = %v, but Parse(%q) = %v, %v", s, tg, tg.String(), back, err)
+		}
+	})
+}
+
+func TestStructKeys(t *testing.T) {
+	tests := []struct {
+		in   string
+		keys []string
+		err  string
+	}{
+		{``, nil, ""},
+		{`json:"a"`, []string{"json"}, ""},
+		{`json:"a,omitempty" mcpfile:"accept=image/png"`, []string{"json", "mcpfile"}, ""},
+		{`  json:"a"   mcpfile:""  `, []string{"json", "mcpfile"}, ""},
+		{`json:"a"mcpfile:""`, []string{"json", "mcpfile"}, ""}, // Lookup reads pairs without a space
+		{`json:"a\"b"`, []string{"json"}, ""},
+		{`mcpfile:accept=image/png`, []string{"mcpfile"}, `the value of "mcpfile" is not in double quotes (want mcpfile:"…")`},
+		{`json:"a" mcpfile:'x'`, []string{"json", "mcpfile"}, `the value of "mcpfile" is not in double quotes (want mcpfile:"…")`},
+		{`json:"a" mcpfile`, []string{"json", "mcpfile"}, `key "mcpfile" has no value (want mcpfile:"…")`},
+		{`mcpfile="x"`, []string{"mcpfile="}, `key "mcpfile=" has no value (want mcpfile=:"…")`},
+		{`mcpfile :"x"`, []string{"mcpfile"}, `key "mcpfile" has no value (want mcpfile:"…")`},
+		{`mcpfile:"accept=image/png`, []string{"mcpfile"}, `the value of "mcpfile" has no closing quote`},
+		{`json:"a\q"`, []string{"json"}, `the value of "json" is not a valid Go string literal`},
+		{`:"x"`, nil, `want a key at ":\"x\""`},
+		{`json:"a" "b"`, []string{"json"}, `want a key at "\"b\""`},
+	}
+	for _, tt := range tests {
+		keys, err := StructKeys(tt.in)
+		var msg string
+		if err != nil {
+			msg = err.Error()
+		}
+		if !reflect.DeepEqual(keys, tt.keys) || msg != tt.err {
+			t.Errorf("StructKeys(%q) = %q, %q, want %q, %q", tt.in, keys, msg, tt.keys, tt.err)
+		}
+		// Where StructKeys finds no fault, Lookup reads every key.
+		if err == nil {
+			for _, k := range keys {
+				if _, ok := reflect.StructTag(tt.in).Lookup(k); !ok {
+					t.Errorf("StructKeys(%q) has key %q, which Lookup does not find", tt.in, k)
+				}
+			}
+		}
+	}
+}
+
+func TestMisspelled(t *testing.T) {
+	for _, tt := range []struct {
+		key  string
+		want bool
+	}{
+		{"mcpfile", false},
+		{"mcpFile", true},
+		{"MCPFILE", true},
+		{"McpFile", true},
+		{"mcpfiel", true},
+		{"mcp_file", true},
+		{"mcp-file", true},
+		{"mcpfil", true},
+		{"mcpfiles", true},
+		{"mpcfile", true},
+		{"mcfile", true},
+		{"MCP_FILE", true},
+		{"json", false},
+		{"jsonschema", false},
+		{"profile", false},
+		{"file", false},
+		{"mcp", false},
+		{"mcptool", false},
+		{"validate", false},
+	} {
+		if got := Misspelled(tt.key); got != tt.want {
+			t.Errorf("Misspelled(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+}
+
+func FuzzStructKeys(f *testing.F) {
+	for _, s := range []string{``, `json:"a" mcpfile:"accept=image/png"`, `mcpfile:accept`, `a:"\x"`, `a:"b"c:"d"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		keys, err := StructKeys(s)
+		if err == nil {
+			for _, k := range keys {
+				if _, ok := reflect.StructTag(s).Lookup(k); !ok {
+					t.Errorf("StructKeys(%q) = %q without error, but Lookup(%q) finds nothing", s, keys, k)
+				}
+			}
+		} else if msg := err.Error(); strings.Contains(msg, "\n") || strings.HasSuffix(msg, ".") {
+			t.Errorf("StructKeys(%q) error %q: want one line without a trailing period", s, msg)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime"
 )
 
 // plainDescribe is Describe as a server without mcpfile declares it: the
@@ -41,7 +42,9 @@ func benchArgs(n int) []byte {
 // BenchmarkUnmarshal5MiB decodes the arguments of a call carrying a 5 MiB
 // image: with the generated UnmarshalJSON called directly, as
 // runtime.AddTool calls it (impl=generated), and with encoding/json into a
-// string field followed by a base64 decode (impl=baseline). impl=json-generated
+// string field followed by a base64 decode (impl=baseline).
+// impl=runtime-unmarshal is runtime.Unmarshal, the entry point for decoding
+// outside runtime.AddTool, which calls the method directly. impl=json-generated
 // is json.Unmarshal into the generated type: encoding/json walks the whole
 // input twice (its syntax check, then skipping the value it hands to
 // UnmarshalJSON) before the generated method runs. Compare with
@@ -70,6 +73,19 @@ func BenchmarkUnmarshal5MiB(b *testing.B) {
 		for b.Loop() {
 			var v Describe
 			if err := v.UnmarshalJSON(args); err != nil {
+				b.Fatal(err)
+			}
+			if len(v.Image.Data) != n || v.Detail != 3 {
+				b.Fatal(len(v.Image.Data))
+			}
+		}
+	})
+	b.Run("impl=runtime-unmarshal", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			var v Describe
+			if err := runtime.Unmarshal(args, &v); err != nil {
 				b.Fatal(err)
 			}
 			if len(v.Image.Data) != n || v.Detail != 3 {

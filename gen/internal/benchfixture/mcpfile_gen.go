@@ -7,25 +7,30 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 )
 
-// The runtime package must accept code generated for version 3:
-// if these constants overflow, update the mcpfile module or run go generate.
-const (
-	_ = runtime.EnforceVersion(runtime.GenVersion - 3)
-	_ = runtime.EnforceVersion(3 - runtime.MinGenVersion)
-)
+// The runtime package must accept code generated for version 3: if it does not,
+// a conversion below overflows, and the compiler's message names what to do.
+func _() {
+	type mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate = runtime.EnforceVersion
+	type mcpfileCodeTooOld_run_go_generate = runtime.EnforceVersion
+	const (
+		_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)
+		_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)
+	)
+}
 
-// For each struct type T below, mcpfileStructT is T as mcpfilegen saw it, which T must
-// still be, and mcpfileSchemaT is T's JSON Schema. A type with file fields also has
-// mcpfileObjectT, the runtime.Object its UnmarshalJSON decodes with: the members
-// encoding/json decodes into T, which of them are files, and the schema, whose
-// x-mcp-file entries are the constraints the files are checked against. UnmarshalJSON
-// declares a local type T from mcpfileStructT: T's fields without T's methods, so that
+// For each struct type T below, mcpfileStructT_changed_run_go_generate is T as mcpfilegen
+// saw it, which T must still be (the compiler's message on a stale guard names it), and
+// mcpfileSchemaT is T's JSON Schema. A type with file fields also has mcpfileObjectT, the
+// runtime.Object its UnmarshalJSON decodes with: the members encoding/json decodes into
+// T, which of them are files, and the schema, whose x-mcp-file entries are the constraints
+// the files are checked against. UnmarshalJSON declares a local type T from
+// mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
 // encoding/json decodes the other members field by field.
 
 // If this fails to compile, Describe changed since mcpfilegen ran: run go generate.
-var _ Describe = mcpfileStructDescribe{}
+var _ Describe = mcpfileStructDescribe_changed_run_go_generate{}
 
-type mcpfileStructDescribe = struct {
+type mcpfileStructDescribe_changed_run_go_generate = struct {
 	Image  runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB"`
 	Prompt string       `json:"prompt"`
 	Detail int          `json:"detail,omitempty"`
@@ -90,6 +95,6 @@ var mcpfileObjectDescribe = runtime.NewObject(mcpfileSchemaDescribe, []string{"i
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Describe) UnmarshalJSON(b []byte) error {
-	type Describe mcpfileStructDescribe
+	type Describe mcpfileStructDescribe_changed_run_go_generate
 	return mcpfileObjectDescribe.Unmarshal(b, (*Describe)(t), runtime.Into(&t.Image))
 }

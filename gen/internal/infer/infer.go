@@ -36,6 +36,11 @@ type Config struct {
 	// of kind ErrTag (mcpfile tags below the top level).
 	RejectTag string
 
+	// RejectType, if set, makes a named type for which it returns true an
+	// error of kind ErrRejectedType wherever it is met outside the
+	// overridden fields (runtime.File where it is no file field).
+	RejectType func(*types.Named) bool
+
 	// All makes For go on after a failure in one of the top-level struct's
 	// fields and return every such failure as Errors.
 	All bool
@@ -56,11 +61,12 @@ func (es Errors) Error() string {
 type ErrKind int
 
 const (
-	ErrType     ErrKind = iota // a type jsonschema.For rejects
-	ErrCycle                   // a recursive type
-	ErrTagValue                // a jsonschema tag For rejects
-	ErrEmbedded                // an embedded type with a non-object schema override
-	ErrTag                     // Config.RejectTag found
+	ErrType         ErrKind = iota // a type jsonschema.For rejects
+	ErrCycle                       // a recursive type
+	ErrTagValue                    // a jsonschema tag For rejects
+	ErrEmbedded                    // an embedded type with a non-object schema override
+	ErrTag                         // Config.RejectTag found
+	ErrRejectedType                // Config.RejectType rejected a type
 )
 
 // Error is an inference failure.
@@ -143,7 +149,10 @@ func (w *walker) forType(t types.Type, top bool) (*jsonschema.Schema, error) {
 		t = types.Unalias(p.Elem())
 	}
 
-	if _, ok := t.(*types.Named); ok {
+	if n, ok := t.(*types.Named); ok {
+		if w.cfg.RejectType != nil && w.cfg.RejectType(n) {
+			return nil, w.fail(ErrRejectedType, "type %s is rejected", typeString(t))
+		}
 		for _, s := range w.seen {
 			if types.Identical(s, t) {
 				return nil, w.fail(ErrCycle, "recursive type %s: the SDK's schema inference rejects cycles", typeString(t))
@@ -263,6 +272,11 @@ func (w *walker) object(s *jsonschema.Schema, st *types.Struct, top bool) error 
 	)
 	for _, f := range fields.Visible(st) {
 		visible = true
+		if w.throughRejected(st, f.Index) {
+			// Embedding a rejected type is its embedder's error; its
+			// fields are not gone through as well.
+			continue
+		}
 		elem := f.Var.Name()
 		if top {
 			w.top, w.promoted = f.Index[0], len(f.Index) > 1
@@ -338,6 +352,22 @@ func (w *walker) object(s *jsonschema.Schema, st *types.Struct, top bool) error 
 	}
 	s.Required = required
 	return nil
+}
+
+// throughRejected reports whether the field at index in st is promoted
+// through an embedded field of a type Config.RejectType rejects.
+func (w *walker) throughRejected(st *types.Struct, index []int) bool {
+	if w.cfg.RejectType == nil {
+		return false
+	}
+	for _, i := range index[:len(index)-1] {
+		t := fields.Deref(st.Field(i).Type())
+		if n, ok := types.Unalias(t).(*types.Named); ok && w.cfg.RejectType(n) {
+			return true
+		}
+		st = fields.Struct(t)
+	}
+	return false
 }
 
 // CheckDescription returns why jsonschema.For rejects the jsonschema tag

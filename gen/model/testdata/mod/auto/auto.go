@@ -10,8 +10,12 @@ type A struct {
 	F string `mcpfile:"accept=text/plain"`
 }
 
+// NoTags holds files where encoding/json does not decode them: it is not
+// selected.
 type NoTags struct {
-	F runtime.File
+	f    runtime.File
+	Skip *runtime.File `json:"-"`
+	N    int           `json:"n" profile:"x"`
 }
 
 type NotStruct int

@@ -19,7 +19,7 @@ type WrongTypes struct {
 }
 
 type BadTags struct {
-	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, sniff)`
+	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)`
 	B      runtime.File   `mcpfile:"accept=imag/png"`    // want `unknown top-level type "imag" in "imag/png"`
 	C      runtime.File   `mcpfile:"maxFiles=2"`         // want "maxFiles on field C of type runtime.File: it limits the items of []runtime.File or []string fields only"
 	D      string         `mcpfile:"filename=n"`         // want "filename on field D of type string: only runtime.File fields carry a name"
@@ -144,3 +144,68 @@ type Owners struct {
 type Base struct {
 	ID string `json:"id"`
 }
+
+type Untagged struct {
+	F      runtime.File          // want `field F of type runtime.File has no mcpfile tag: add mcpfile:"" or constraints such as mcpfile:"accept=image/png,maxSize=5MiB"`
+	P      *runtime.File         `json:"p,omitempty"` // want "field P of type *runtime.File has no mcpfile tag"
+	S      []runtime.File        `json:"s"`           // want "field S of type []runtime.File has no mcpfile tag"
+	PS     []*runtime.File       `json:"ps"`          // want "field PS of type []*runtime.File holds runtime.File values: a file field is a runtime.File, *runtime.File or []runtime.File with an mcpfile tag"
+	Arr    [2]runtime.File       `json:"arr"`         // want "field Arr of type [2]runtime.File holds runtime.File values"
+	M      map[string]FileHolder `json:"m"`           // want "field M.Doc holds a runtime.File: file fields must be top-level fields of Untagged, not fields of nested structs"
+	hidden runtime.File
+	Dash   runtime.File `json:"-"`
+}
+
+type FileHolder struct {
+	Doc runtime.File `json:"doc"`
+}
+
+type EmbedsFile struct {
+	runtime.File // want "embedded field File is a runtime.File: declare a file field as a named field with an mcpfile tag"
+}
+
+type EmbedsHolder struct {
+	*FileHolder // want "embedded field FileHolder has a runtime.File field FileHolder.Doc: file fields must be declared directly in EmbedsHolder, with an mcpfile tag"
+}
+
+type StructTags struct {
+	A runtime.File `mcpfiel:""`                        // want `field A: misspelled struct tag key "mcpfiel": the key is mcpfile`
+	B runtime.File `json:"b" MCPFILE:"maxSize=1"`      // want `field B: misspelled struct tag key "MCPFILE": the key is mcpfile`
+	C runtime.File `json:"c" mcpfile:"" mcpFile:""`    // want `field C: misspelled struct tag key "mcpFile": the key is mcpfile`
+	D runtime.File `mcpfile:accept=image/png`          // want `field D: malformed struct tag "mcpfile:accept=image/png": the value of "mcpfile" is not in double quotes (want mcpfile:"…")`
+	E runtime.File `json:"e" mcpfile:"maxSize=1`       // want `field E: malformed struct tag "json:\"e\" mcpfile:\"maxSize=1": the value of "mcpfile" has no closing quote`
+	G runtime.File `mcpfile:"" json:e`                 // want `field G: malformed struct tag "mcpfile:\"\" json:e": the value of "json" is not in double quotes (want json:"…")`
+	H string       `json:"h" profile:"x" mcpfiles:"x"` // want `field H: misspelled struct tag key "mcpfiles": the key is mcpfile`
+	I int          `json:"i,omitempty" jsonschema:"an i"`
+}
+
+type StringOption struct {
+	F runtime.File `json:"f,string" mcpfile:""`           // want `json option ",string" on file field F: a file argument is a data: URI as it comes, never quoted again; remove ,string`
+	U *string      `json:"u,omitempty,string" mcpfile:""` // want `json option ",string" on file field U`
+	N int          `json:"n,string"`
+}
+
+// SchemaOnly is selected with -type and has no file fields: it gets
+// MCPSchema alone.
+type SchemaOnly struct {
+	N int `json:"n"`
+}
+
+type EmbedsSchemaOnly struct {
+	SchemaOnly     // want "type EmbedsSchemaOnly embeds SchemaOnly, so it would inherit the MCPSchema method generated for SchemaOnly, which describes SchemaOnly's fields alone: make SchemaOnly a named field of EmbedsSchemaOnly, or add EmbedsSchemaOnly to -type"
+	M          int `json:"m"`
+}
+
+type WithFile struct {
+	F runtime.File `mcpfile:""`
+}
+
+type EmbedsWithFile struct {
+	WithFile // want "type EmbedsWithFile embeds WithFile, so it would inherit the MCPSchema and UnmarshalJSON methods generated for WithFile, which describe and decode WithFile's fields alone: make WithFile a named field of EmbedsWithFile"
+}
+
+type HasSchema struct {
+	F runtime.File `mcpfile:""`
+}
+
+func (HasSchema) MCPSchema() json.RawMessage { return nil } // want "type HasSchema already has an MCPSchema method, which the generated one would replace: remove it, or leave HasSchema out of -type"
