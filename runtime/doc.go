@@ -1,14 +1,29 @@
-// Package runtime is what an MCP server built with mcpfile compiles in: it
-// turns the string a client sent for an x-mcp-file argument (SEP-2356) into
-// a validated [File], or into an [*Error] whose text the client shows to the
-// model. Everything a client sends is treated as hostile until checked.
+// Package runtime is what an MCP server built with mcpfile uses: tools and
+// elicitation forms whose arguments hold files (SEP-2356's x-mcp-file), each
+// file checked before the handler sees it. A server:
 //
-// A generated UnmarshalJSON method is one call to [Object.Unmarshal], which
-// finds the file members of the JSON object, decodes each with [DecodeJSON]
-// (or checks it with [ValidateJSON], for a field kept as a string) against
-// the x-mcp-file constraints of the type's schema, and leaves the other
-// members to encoding/json; servers and tests can call [Decode], [Validate]
-// and [Encode] directly.
+//	type DescribeArgs struct {
+//		Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB"`
+//	}
+//
+//	func main() {
+//		s := mcp.NewServer(&mcp.Implementation{Name: "images", Version: "v1"}, nil)
+//		runtime.AddTool(s, &mcp.Tool{Name: "describe_image"}, func(ctx context.Context, req *mcp.CallToolRequest, in DescribeArgs) (*mcp.CallToolResult, any, error) {
+//			return nil, map[string]any{"type": in.Image.MediaType, "bytes": len(in.Image.Data)}, nil
+//		})
+//		s.Run(context.Background(), &mcp.StdioTransport{})
+//	}
+//
+// with //go:generate go tool mcpfilegen in the package, which writes the
+// type's MCPSchema and UnmarshalJSON. [AddTool] registers the tool, [Elicit]
+// asks the user for a file mid-call, [Unmarshal] decodes arguments outside
+// AddTool, [MaxRequestBytes] sizes the transport's request limit, and every
+// violation is an [*Error] whose text the client shows to the model.
+// Everything a client sends is treated as hostile until checked.
+//
+// Beside this package: runtime/datauri parses, decodes, encodes and redacts
+// RFC 2397 data: URIs, and knows nothing of MCP; runtime/mcpfileimpl is what
+// generated code calls, not for hand use.
 //
 // # What is accepted
 //
@@ -42,8 +57,11 @@
 //
 // # Checks and their order
 //
-// [Decode] checks, in order: scheme, form of the media type and parameters,
-// the media type against accept ([Descriptor.Accepts], [RuleMediaType]),
+// Each file is checked, in order: scheme, form of the media type and
+// parameters, the media type against accept ([RuleMediaType]: only
+// type/subtype counts, case-insensitively; "type/*" allows every subtype;
+// extensions such as ".pdf" are picker hints and ignored, so an accept list
+// of extensions only allows every type),
 // the decoded size against maxSize ([RuleMaxSize]), the data itself
 // ([RuleURIForm]), and the content ([RuleContent]). The size check comes
 // before the decoded buffer is allocated: for base64 the decoded size follows
@@ -102,7 +120,7 @@
 //
 // The check confirms the kind of file, not that it is well-formed: a server
 // that parses the bytes must still treat them as untrusted (OWASP ASVS 5.0
-// §V5). [Descriptor].NoSniff turns the check off for one argument.
+// §V5). The mcpfile tag sniff=false turns the check off for one argument.
 //
 // # Errors
 //
@@ -130,17 +148,18 @@
 //
 // File values are sensitive (SEP-2356). A [File] prints under every fmt verb,
 // logs through log/slog and marshals to JSON as metadata only, e.g.
-// data:image/png;base64,[70 bytes]; [Redact] does the same for a URI kept as
+// data:image/png;base64,[70 bytes]; datauri.Redact does the same for a URI kept as
 // a string.
 //
 // # Performance
 //
-// [DecodeJSON] reads a JSON string token without escapes in place, checks
+// The decoder reads a file's JSON string without escapes in place, checks
 // it with vector routines (bytes.IndexByte for quotes and backslashes,
 // github.com/segmentio/asm's ascii.ValidPrint for control characters and
 // non-ASCII bytes), and decodes base64 with github.com/segmentio/asm's
-// AVX2 decoder (about eight times encoding/base64's speed, and already in the
-// MCP Go SDK's module graph) into one buffer of exactly the decoded size.
-// [Object.Unmarshal] skips long strings the same way, so a multi-megabyte argument
-// is walked at close to memory speed.
+// AVX2 decoder (about eight times encoding/base64's speed, and already in
+// the MCP Go SDK's module graph) into one buffer of exactly the decoded
+// size. The JSON object around it is walked once, long strings skipped the
+// same way, so a multi-megabyte argument is walked at close to memory
+// speed.
 package runtime

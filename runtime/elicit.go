@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -106,13 +107,11 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		}
 	}
 	schema := P(new(T)).MCPSchema()
-	if err := checkFlat(schema); err != nil {
-		return ans, nil, fmt.Errorf("runtime.Elicit: %T cannot be elicited: %v", *new(T), err)
+	f := formFor(schema)
+	if f.err != nil {
+		return ans, nil, fmt.Errorf("runtime.Elicit: %T %v", *new(T), f.err)
 	}
-	form, err := newArgsChecker("content", schema)
-	if err != nil {
-		return ans, nil, fmt.Errorf("runtime.Elicit: %T: %v", *new(T), err)
-	}
+	form := f.checker
 	params := func(msg string) *mcp.ElicitParams {
 		return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
 	}
@@ -157,7 +156,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 			err = errors.New("no answer")
 		}
 		if err != nil {
-			return ans, nil, fmt.Errorf("asking the user for %s: %w", describeForm(schema), err)
+			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, err)
 		}
 		ans, again, err := e.answer(er, try)
 		if again == "" || err != nil {
@@ -165,6 +164,33 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		}
 		msg = again
 	}
+}
+
+// A form is what Elicit needs of a form's schema, read once per schema text
+// (see formFor).
+type form struct {
+	checker *argsChecker
+	desc    string // the form's properties, for error messages
+	err     error  // why the schema cannot be a form, "cannot be elicited: …"
+}
+
+// forms caches the form of each schema text Elicit was given.
+var forms sync.Map // string → *form
+
+// formFor returns the form of schema, reading it the first time only: a
+// tool that elicits reads its form's schema once, not on every call.
+func formFor(schema json.RawMessage) *form {
+	if f, ok := forms.Load(string(schema)); ok {
+		return f.(*form)
+	}
+	f := &form{desc: describeForm(schema)}
+	if err := checkFlat(schema); err != nil {
+		f.err = fmt.Errorf("cannot be elicited: %v", err)
+	} else if f.checker, err = newArgsChecker("content", schema); err != nil {
+		f.err = fmt.Errorf("has a schema that cannot be used: %v", err)
+	}
+	v, _ := forms.LoadOrStore(string(schema), f)
+	return v.(*form)
 }
 
 // elicitation reads the answers to one form.

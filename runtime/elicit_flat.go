@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
 
 // checkFlat reports why the object schema b cannot be an elicitation form:
@@ -16,7 +18,6 @@ func checkFlat(b json.RawMessage) error {
 		Type  string            `json:"type"`
 		Enum  []json.RawMessage `json:"enum"`
 		AnyOf []json.RawMessage `json:"anyOf"`
-		File  json.RawMessage   `json:"x-mcp-file"`
 	}
 	type prop struct {
 		Type       json.RawMessage            `json:"type"`
@@ -28,6 +29,10 @@ func checkFlat(b json.RawMessage) error {
 		Properties map[string]prop `json:"properties"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	files, err := descriptor.For(b)
+	if err != nil {
 		return err
 	}
 	if string(s.Type) != `"object"` {
@@ -50,7 +55,7 @@ func checkFlat(b json.RawMessage) error {
 		switch typ {
 		case "string", "number", "integer", "boolean":
 		case "array":
-			if p.Items != nil && p.Items.File != nil {
+			if f := files.Props[name]; f != nil && f.Kind == descriptor.Array {
 				return fmt.Errorf("property %q is an array of files; a form takes one file per field", name)
 			}
 			if p.Items == nil || (p.Items.Type == "string" && p.Items.Enum == nil) || (p.Items.Type == "" && p.Items.AnyOf == nil) ||

@@ -3,6 +3,10 @@ package runtime
 import (
 	"strconv"
 	"strings"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
 // Rule names the constraint of an x-mcp-file argument that a value broke.
@@ -118,9 +122,9 @@ func (e *Error) Error() string {
 		b.WriteString("fails the content check: declared ")
 		b.WriteString(echo(e.MediaType))
 		b.WriteString(" but the bytes are ")
-		b.WriteString(describeDetected(e.Detected))
+		b.WriteString(content.Describe(e.Detected))
 		b.WriteString("; send ")
-		if isTextual(e.MediaType) {
+		if content.IsTextual(e.MediaType) {
 			b.WriteString("text")
 		} else {
 			b.WriteString(e.MediaType)
@@ -156,21 +160,7 @@ func (e *Error) Error() string {
 }
 
 // typeError is the RuleType error for a file argument whose JSON value t
-// is not what its schema wants: one data: URI string, or an array of them.
-func typeError(arg string, t []byte, array bool) *Error {
-	want := "a data: URI string"
-	if array {
-		want = "an array of data: URI strings"
-	}
-	return &Error{Arg: arg, Rule: RuleType, Reason: "received " + jsonKind(t) + ", want " + want}
-}
-
-func describeDetected(d string) string {
-	switch d {
-	case "", "application/octet-stream":
-		return "unrecognised binary data"
-	case "text/plain":
-		return "text"
-	}
-	return d
+// is not what a property of kind k wants.
+func typeError(arg string, t []byte, k descriptor.Kind) *Error {
+	return &Error{Arg: arg, Rule: RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want " + k.Want()}
 }

@@ -4,7 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/mcpfile/mcpfile/runtime/datauri"
 )
 
 // File is a decoded, validated file argument.
@@ -115,3 +119,50 @@ var (
 	_ slog.LogValuer = File{}
 	_ json.Marshaler = File{}
 )
+
+// printableText returns s as it is when every rune of it is printable
+// (strconv.IsPrint), and quoted with Go escapes otherwise, so that a
+// control, format or separator character in a value a File prints shows
+// as an escape (\u202e) instead of acting on the text around it.
+func printableText(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// printableParams formats media-type parameters as fmt's %v prints a map
+// (map[charset:utf-8], keys sorted), except that a key or value that is
+// not made of RFC 2045 token characters is quoted with Go escapes: a
+// parameter prints on one line, without control or format characters, and
+// cannot pass for the fields printed after it.
+func printableParams(params map[string]string) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString("map[")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(tokenOrQuoted(k))
+		b.WriteByte(':')
+		b.WriteString(tokenOrQuoted(params[k]))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// tokenOrQuoted returns s as it is when it is a non-empty RFC 2045 token,
+// and quoted with Go escapes otherwise.
+func tokenOrQuoted(s string) string {
+	if s == "" || !datauri.IsToken(s) {
+		return strconv.Quote(s)
+	}
+	return s
+}

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/runtime/datauri"
 )
 
 // secret is a payload whose bytes must never be printed.
@@ -15,15 +17,11 @@ const secret = "TOP-SECRET-PAYLOAD"
 
 func secretFile(t *testing.T) File {
 	t.Helper()
-	f, err := Decode("doc", "data:text/plain;charset=utf-8;name=notes.txt;base64,"+b64(secret), Descriptor{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return File{MediaType: "text/plain", Params: map[string]string{"charset": "utf-8"}, Name: "notes.txt", Data: []byte(secret)}
 }
 
 func b64(s string) string {
-	return Encode("x/y", []byte(s))[len("data:x/y;base64,"):]
+	return datauri.Encode("x/y", []byte(s))[len("data:x/y;base64,"):]
 }
 
 func TestFileRedactedFmt(t *testing.T) {
@@ -98,22 +96,35 @@ func TestFileMarshalJSON(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{sepPNG, "data:image/png;base64,[70 bytes]"},
-		{"data:text/plain,hello%20world", "data:text/plain,[11 bytes]"},
-		{"data:text/plain;name=secret.txt;base64,SGVsbG8=", "data:text/plain;base64,[5 bytes]"},
-		{"data:,x", "data:text/plain,[1 bytes]"},
-		{"data:image/png;base64,A", "data:image/png;base64,[1 bytes]"},
-		{"data:nocomma-secret", "data:[19 bytes]"},
-		{"data:bad type,secret", "data:[20 bytes]"},
-		{"https://user:pass@example.com/x", "https:[31 bytes]"},
-		{"/etc/passwd", "[11 bytes]"},
-		{"", "[0 bytes]"},
+// TestFileFormatEscapes checks that a File holding control or format
+// characters in its media type, parameters or name, as one built by hand
+// may, prints them escaped under every verb that shows them.
+func TestFileFormatEscapes(t *testing.T) {
+	f := File{
+		MediaType: "text/plain",
+		Params:    map[string]string{"charset": "utf-8", "x": "a\u202eb", "y": "line\u2028two", "z": "a b] Name:forged", "c\u200b": "nul\x00"},
+		Name:      "evil\u202efdp.exe",
+		Data:      []byte("secret"),
 	}
-	for _, tt := range tests {
-		if got := Redact(tt.in); got != tt.want {
-			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		got := fmt.Sprintf(format, f)
+		if strings.ContainsAny(got, "\u202e\u2028\u200b\x00") {
+			t.Errorf("Sprintf(%q) = %q holds a control or format character", format, got)
 		}
+		if strings.Contains(got, "secret") {
+			t.Errorf("Sprintf(%q) = %q shows the data", format, got)
+		}
+	}
+	want := `{MediaType:text/plain Params:map[charset:utf-8 "c\u200b":"nul\x00" x:"a\u202eb" y:"line\u2028two" z:"a b] Name:forged"] Name:"evil\u202efdp.exe" Data:[6 bytes]}`
+	if got := fmt.Sprintf("%+v", f); got != want {
+		t.Errorf("Sprintf(%%+v)\n got %s\nwant %s", got, want)
+	}
+	// Plain values print as before.
+	plain := File{MediaType: "text/plain", Params: map[string]string{"charset": "utf-8"}, Name: "Report (v2); final.pdf", Data: []byte("x")}
+	if got, want := fmt.Sprintf("%+v", plain), "{MediaType:text/plain Params:map[charset:utf-8] Name:Report (v2); final.pdf Data:[1 bytes]}"; got != want {
+		t.Errorf("Sprintf(%%+v) = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprintf("%+v", File{}), "{MediaType: Params:map[] Name: Data:[0 bytes]}"; got != want {
+		t.Errorf("Sprintf(%%+v) = %s, want %s", got, want)
 	}
 }

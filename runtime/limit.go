@@ -4,10 +4,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
+
+// DefaultMaxSize is the ceiling, in decoded bytes, that applies to a file
+// argument whose x-mcp-file has no maxSize: 32 MiB. SEP-2356 lets a server
+// without maxSize accept "any size it is willing to buffer"; this is that
+// size. A server may change it, once, before it serves requests (in main or
+// an init function); it is read without synchronisation. A value of zero or
+// less removes the ceiling, which a server exposed to untrusted clients
+// should not do.
+var DefaultMaxSize int64 = 32 << 20
+
+// DefaultMaxFiles is the most files an array of files takes when its schema
+// has no maxItems (no mcpfile tag maxFiles): 32. Counting comes before any
+// item is decoded, so a request of thousands of tiny files costs no more
+// than reading it. Raise it for one argument with maxFiles. Like
+// [DefaultMaxSize], a server may change it once, before it serves
+// requests; zero or less removes the ceiling.
+var DefaultMaxFiles = 32
 
 // The parts of a request body that [RequestBytes] budgets for besides the
 // file payloads.
@@ -107,25 +125,20 @@ func MaxRequestBytes(schemas ...json.RawMessage) (int64, error) {
 // fileBytes returns the bytes the file members of one object following the
 // schema b take at most in a request, JSON punctuation included.
 func fileBytes(b json.RawMessage) (int64, error) {
-	files, err := fileProperties(b)
+	d, err := descriptor.For(b)
 	if err != nil {
 		return 0, err
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	var total int64
-	for _, name := range names {
-		p := files[name]
+	for _, name := range d.Names() {
+		p := d.Props[name]
 		member := int64(len(name)) + 4 // quotes, colon, comma
-		switch p.kind {
-		case fileScalar:
-			total = addSat(total, member+fileJSONBytes(p.d.limit()))
-		case fileArray:
-			each := fileJSONBytes(p.d.limit()) + 1 // and a comma
-			total = addSat(total, addSat(member+2, mulSat(int64(p.maxFiles()), each)))
+		switch p.Kind {
+		case descriptor.Single:
+			total = addSat(total, member+fileJSONBytes(p.File.Limit(DefaultMaxSize)))
+		case descriptor.Array:
+			each := fileJSONBytes(p.File.Limit(DefaultMaxSize)) + 1 // and a comma
+			total = addSat(total, addSat(member+2, mulSat(int64(p.MaxFiles(DefaultMaxFiles)), each)))
 		}
 	}
 	return total, nil

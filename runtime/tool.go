@@ -9,6 +9,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
 // Generated is the constraint on the pointer to a type that mcpfilegen
@@ -232,6 +234,6 @@ func validateOutput(b []byte, r *jsonschema.Resolved) ([]byte, error) {
 
 // isObject reports whether b is a JSON object.
 func isObject(b []byte) bool {
-	i := skipWS(b, 0)
+	i := jsonwalk.SkipWS(b, 0)
 	return i < len(b) && b[i] == '{'
 }

@@ -11,6 +11,10 @@ import (
 	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpfile/mcpfile/runtime/datauri"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
 // placeholder stands in for a file member's string in the skeleton of the
@@ -24,8 +28,8 @@ const placeholder = `"data:,"`
 type argsChecker struct {
 	what        string // what is checked, for messages: "arguments" or "content"
 	resolved    *jsonschema.Resolved
-	files       map[string]fileProp // top-level property name → how it holds files
-	hasDefaults bool                // the schema has a default somewhere
+	files       map[string]*descriptor.Prop // top-level property name → how it holds files
+	hasDefaults bool                        // the schema has a default somewhere
 
 	// shorten reports that the validator's verdict depends on no string's
 	// content and on no number's digits beyond its float64 value: the
@@ -54,7 +58,7 @@ func newArgsChecker(what string, b json.RawMessage) (*argsChecker, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := fileProperties(b)
+	d, err := descriptor.For(b)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +66,7 @@ func newArgsChecker(what string, b json.RawMessage) (*argsChecker, error) {
 	if err := json.Unmarshal(b, &generic); err != nil {
 		return nil, err
 	}
-	c := &argsChecker{what: what, resolved: r, files: files}
+	c := &argsChecker{what: what, resolved: r, files: d.Props}
 	content := false
 	walkSchema(generic, func(keyword string, props map[string]any) {
 		switch {
@@ -231,9 +235,9 @@ func (c *argsChecker) withDefaults(args json.RawMessage, inst any, present map[s
 // item is decoded and before the value is copied. As with the validator,
 // the last of repeated keys counts.
 func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]bool, err error) {
-	i := skipWS(args, 0)
+	i := jsonwalk.SkipWS(args, 0)
 	if i == len(args) || args[i] != '{' {
-		if end, ok := scanValue(args, i, 0); ok && skipWS(args, end) == len(args) {
+		if end, ok := jsonwalk.ScanValue(args, i, 0); ok && jsonwalk.SkipWS(args, end) == len(args) {
 			return c.appendValue(nil, args[i:end], new(int)), nil, nil
 		}
 		return args, nil, nil
@@ -243,16 +247,16 @@ func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]boo
 	n, keys := 0, 0
 	var bad map[string]*Error // file members of the wrong shape, by name
 	var order []string
-	ok := walkObject(args, i, func(key, val span) bool {
+	ok := jsonwalk.WalkObject(args, i, func(key, val jsonwalk.Span) bool {
 		if n > 0 {
 			out = append(out, ',')
 		}
 		n++
-		k, v := args[key.start:key.end], args[val.start:val.end]
+		k, v := args[key.Start:key.End], args[val.Start:val.End]
 		out = c.appendString(out, k, true, &keys)
 		out = append(out, ':')
 		prop, name := c.fileProp(k)
-		if prop.kind == 0 {
+		if prop == nil {
 			out = c.appendValue(out, v, &keys)
 			return true
 		}
@@ -262,14 +266,14 @@ func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]boo
 		present[name] = true
 		var ferr *Error
 		switch {
-		case prop.kind == fileScalar && v[0] == '"':
+		case prop.Kind == descriptor.Single && v[0] == '"':
 			out = append(out, placeholder...)
-		case prop.kind == fileScalar:
-			ferr = typeError(name, v, false)
+		case prop.Kind == descriptor.Single:
+			ferr = typeError(name, v, descriptor.Single)
 		case v[0] == '[':
 			out, ferr = appendArraySkeleton(out, name, v, prop)
 		default:
-			ferr = typeError(name, v, true)
+			ferr = typeError(name, v, descriptor.Array)
 		}
 		if ferr != nil {
 			out = append(out, "null"...) // never validated: the error is reported first
@@ -301,25 +305,25 @@ var errMalformed = errors.New("malformed JSON")
 // fileProp returns how the member with the quoted JSON key carries files,
 // and the key's unquoted name; the zero fileProp when it carries none. Keys
 // match property names exactly, as in the validator.
-func (c *argsChecker) fileProp(key []byte) (fileProp, string) {
+func (c *argsChecker) fileProp(key []byte) (*descriptor.Prop, string) {
 	if len(c.files) == 0 {
-		return fileProp{}, ""
+		return nil, ""
 	}
 	raw := key[1 : len(key)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
 		if p, ok := c.files[string(raw)]; ok { // no allocation for the lookup
 			return p, string(raw)
 		}
-		return fileProp{}, ""
+		return nil, ""
 	}
 	longest := 0
 	for name := range c.files {
 		longest = max(longest, len(name))
 	}
 	if len(raw) > 6*longest { // \uXXXX for each byte
-		return fileProp{}, "" // too long to unescape to a file property's name
+		return nil, "" // too long to unescape to a file property's name
 	}
-	name := string(unquote(raw))
+	name := string(jsonwalk.Unquote(raw))
 	return c.files[name], name
 }
 
@@ -327,17 +331,17 @@ func (c *argsChecker) fileProp(key []byte) (fileProp, string) {
 // the file array argument name, to out with each string item replaced by
 // the placeholder. The number of items is checked against p first, and an
 // item that is not a string is a RuleType error.
-func appendArraySkeleton(out []byte, name string, arr []byte, p fileProp) ([]byte, *Error) {
-	n, _ := walkArray(arr, nil)
-	if err := p.checkCount(name, n); err != nil {
+func appendArraySkeleton(out []byte, name string, arr []byte, p *descriptor.Prop) ([]byte, *Error) {
+	n, _ := jsonwalk.WalkArray(arr, nil)
+	if err := checkCount(name, p, n); err != nil {
 		return out, err
 	}
 	out = append(out, '[')
 	k := 0
 	var err *Error
-	walkArray(arr, func(elem []byte) bool {
+	jsonwalk.WalkArray(arr, func(elem []byte) bool {
 		if elem[0] != '"' {
-			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, false)
+			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, descriptor.Single)
 			return false
 		}
 		if k > 0 {
@@ -373,12 +377,12 @@ func (c *argsChecker) appendValue(out, v []byte, n *int) []byte {
 	for i := 0; i < len(v); {
 		switch ch := v[i]; {
 		case ch == '"':
-			j, _ := scanString(v, i)
-			k := skipWS(v, j)
+			j, _ := jsonwalk.ScanString(v, i)
+			k := jsonwalk.SkipWS(v, j)
 			out = c.appendString(out, v[i:j], k < len(v) && v[k] == ':', n)
 			i = j
 		case ch == '-' || '0' <= ch && ch <= '9':
-			j, _ := scanNumber(v, i)
+			j, _ := jsonwalk.ScanNumber(v, i)
 			out = appendNumber(out, v[i:j])
 			i = j
 		default: // punctuation, white space, true, false, null
@@ -403,9 +407,9 @@ func (c *argsChecker) appendString(out, tok []byte, key bool, n *int) []byte {
 		*n++
 		return fmt.Appendf(out, `"[key #%d of %d bytes]"`, *n, len(raw))
 	}
-	if len(raw) >= 5 && asciiEqualFold(raw[:5], "data:") {
-		r := Redact(unsafe.String(unsafe.SliceData(raw), len(raw)))
-		if len(r) > shortLen || !plain(stringBytes(r)) {
+	if len(raw) >= 5 && datauri.EqualFold(raw[:5], "data:") {
+		r := datauri.Redact(unsafe.String(unsafe.SliceData(raw), len(raw)))
+		if len(r) > shortLen || !jsonwalk.Plain([]byte(r)) {
 			r = "data:[" + strconv.Itoa(len(raw)) + " bytes]"
 		}
 		out = append(out, '"')
@@ -461,3 +465,15 @@ func (e boundedError) Error() string {
 }
 
 func (e boundedError) Unwrap() error { return e.err }
+
+// checkCount checks the number of files n of the array argument arg
+// against p's limits, the largest first.
+func checkCount(arg string, p *descriptor.Prop, n int) *Error {
+	if limit := p.MaxFiles(DefaultMaxFiles); n > limit {
+		return &Error{Arg: arg, Rule: RuleMaxFiles, Received: int64(n), Limit: int64(limit)}
+	}
+	if n < p.MinItems {
+		return &Error{Arg: arg, Rule: RuleMinFiles, Received: int64(n), Limit: int64(p.MinItems)}
+	}
+	return nil
+}

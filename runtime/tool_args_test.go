@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
 
-var skelChecker = &argsChecker{files: map[string]fileProp{
-	"image": {kind: fileScalar}, "docs": {kind: fileArray}, "few": {kind: fileArray, maxItems: 2}, "some": {kind: fileArray, minItems: 1},
+var skelChecker = &argsChecker{files: map[string]*descriptor.Prop{
+	"image": {Kind: descriptor.Single}, "docs": {Kind: descriptor.Array}, "few": {Kind: descriptor.Array, MaxItems: 2}, "some": {Kind: descriptor.Array, MinItems: 1},
 }}
 
 // TestSkeletonMaxFiles checks that a file array over its maxFiles fails in
@@ -120,15 +122,19 @@ func FuzzSkeleton(f *testing.F) {
 		skel, present, err := skelChecker.skeleton(in)
 		var wantErr Rule // the rule the members decide, last of repeated keys winning
 		for k, w := range want {
-			switch p := skelChecker.files[k]; p.kind {
-			case fileScalar:
+			p := skelChecker.files[k]
+			if p == nil {
+				continue
+			}
+			switch p.Kind {
+			case descriptor.Single:
 				if !isString(w) {
 					wantErr = RuleType
 				}
-			case fileArray:
+			case descriptor.Array:
 				if !isArray(w) || slices.ContainsFunc(w.([]any), func(v any) bool { return !isString(v) }) {
 					wantErr = RuleType
-				} else if n := len(w.([]any)); n > p.maxFiles() || n < p.minItems {
+				} else if n := len(w.([]any)); n > p.MaxFiles(DefaultMaxFiles) || n < p.MinItems {
 					wantErr = cmp.Or(wantErr, RuleMaxFiles)
 				}
 			}
@@ -151,12 +157,16 @@ func FuzzSkeleton(f *testing.F) {
 		}
 		for k, w := range want {
 			g := got[k]
-			switch kind := skelChecker.files[k].kind; {
-			case kind == fileScalar && isString(w):
+			var kind descriptor.Kind
+			if p := skelChecker.files[k]; p != nil {
+				kind = p.Kind
+			}
+			switch {
+			case kind == descriptor.Single && isString(w):
 				if g != "data:," || !present[k] {
 					t.Fatalf("skeleton(%q): %q = %v, want the placeholder", in, k, g)
 				}
-			case kind == fileArray && isArray(w):
+			case kind == descriptor.Array && isArray(w):
 				ws, gs := w.([]any), g.([]any)
 				if len(ws) != len(gs) {
 					t.Fatalf("skeleton(%q): %q has %d items, want %d", in, k, len(gs), len(ws))

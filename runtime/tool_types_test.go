@@ -6,8 +6,8 @@ package runtime_test
 import (
 	"encoding/json"
 
-	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
+	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
 )
 
 type (
@@ -40,10 +40,10 @@ var defaultsSchema = json.RawMessage(`{"type":"object","properties":{` +
 
 func (defaultsArgs) MCPSchema() json.RawMessage { return defaultsSchema }
 
-var defaultsObject = runtime.NewObject(string(defaultsSchema), []string{"note", "level"}, "note")
+var defaultsObject = mcpfileimpl.NewObject(string(defaultsSchema), []string{"note", "level"}, []string{"note"})
 
 type plainDefaultsArgs defaultsArgs
 
 func (t *defaultsArgs) UnmarshalJSON(b []byte) error {
-	return defaultsObject.Unmarshal(b, (*plainDefaultsArgs)(t), runtime.Into(&t.Note))
+	return defaultsObject.Unmarshal(b, (*plainDefaultsArgs)(t), mcpfileimpl.Into(&t.Note))
 }

@@ -27,7 +27,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
 	"github.com/mcpfile/mcpfile/examples/profile/profile"
-	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/datauri"
 )
 
 func main() {
@@ -185,8 +185,8 @@ func (t *tour) call(ctx context.Context, cs *mcp.ClientSession, tool string, arg
 
 func (t *tour) validCall(ctx context.Context, cs *mcp.ClientSession) {
 	data := pngImage(64, 48)
-	uri := runtime.Encode("image/png", data)
-	t.printf("   tools/call describe_image {\"image\": %q}\n", runtime.Redact(uri))
+	uri := datauri.Encode("image/png", data)
+	t.printf("   tools/call describe_image {\"image\": %q}\n", datauri.Redact(uri))
 	t.printf("   (the value carries the whole file, a %d-character data: URI; logs show it redacted as above)\n\n", len(uri))
 	res, text := t.call(ctx, cs, "describe_image", map[string]any{"image": uri})
 	if res == nil {
@@ -207,9 +207,9 @@ func (t *tour) rejected(ctx context.Context, cs *mcp.ClientSession) {
 		value any
 		want  string
 	}{
-		{fmt.Sprintf("too big (5 MiB + %d bytes)", len(big)-5<<20), runtime.Encode("image/png", big), "exceeds maxSize"},
-		{"a type accept does not allow (a PDF)", runtime.Encode("application/pdf", []byte("%PDF-1.7\n%%EOF\n")), "accept does not allow"},
-		{"content not matching its type (text sent as image/png)", runtime.Encode("image/png", []byte("these bytes are not an image")), "fails the content check"},
+		{fmt.Sprintf("too big (5 MiB + %d bytes)", len(big)-5<<20), datauri.Encode("image/png", big), "exceeds maxSize"},
+		{"a type accept does not allow (a PDF)", datauri.Encode("application/pdf", []byte("%PDF-1.7\n%%EOF\n")), "accept does not allow"},
+		{"content not matching its type (text sent as image/png)", datauri.Encode("image/png", []byte("these bytes are not an image")), "fails the content check"},
 		{"an https: URL (never fetched)", "https://example.com/cat.png", "not a data: URI"},
 		{"a broken data: URI (bad base64)", "data:image/png;base64,iVBORw0K!!", "not a valid data: URI"},
 		{"a broken data: URI (no comma)", "data:image/png;base64", "not a valid data: URI"},
@@ -218,7 +218,7 @@ func (t *tour) rejected(ctx context.Context, cs *mcp.ClientSession) {
 	for _, c := range cases {
 		shown := fmt.Sprint(c.value)
 		if s, ok := c.value.(string); ok {
-			shown = fmt.Sprintf("%q", runtime.Redact(s))
+			shown = fmt.Sprintf("%q", datauri.Redact(s))
 		}
 		t.printf("\n   %s\n   image = %s\n", c.what, shown)
 		res, text := t.call(ctx, cs, "describe_image", map[string]any{"image": c.value})
@@ -254,7 +254,7 @@ func (u *user) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRes
 	a := u.answers[0]
 	u.answers = u.answers[1:]
 	if p, ok := a.Content["photo"].(string); ok {
-		u.t.printf("   the user picks %q\n\n", runtime.Redact(p))
+		u.t.printf("   the user picks %q\n\n", datauri.Redact(p))
 	} else {
 		u.t.printf("   the user chooses %q\n\n", a.Action)
 	}
@@ -312,8 +312,8 @@ func (t *tour) elicitMRTR(ctx context.Context) {
 	}
 	t.check(showAsk(res), "the result asks for a form whose photo field carries x-mcp-file")
 
-	bad := runtime.Encode("image/png", []byte("GIF89a, not a PNG"))
-	t.printf("\n   the user picks %q; the client retries with it in inputResponses\n", runtime.Redact(bad))
+	bad := datauri.Encode("image/png", []byte("GIF89a, not a PNG"))
+	t.printf("\n   the user picks %q; the client retries with it in inputResponses\n", datauri.Redact(bad))
 	res = call(mcp.InputResponseMap{"profile_photo": pick(bad)}, res.RequestState)
 	if res == nil {
 		return
@@ -321,8 +321,8 @@ func (t *tour) elicitMRTR(ctx context.Context) {
 	t.check(showAsk(res) && strings.Contains(res.InputRequests["profile_photo"].(*mcp.ElicitParams).Message, "Argument 'photo'"),
 		"a bad file is asked for again, with the reason")
 
-	good := runtime.Encode("image/png", pngImage(48, 48))
-	t.printf("\n   the user picks %q; the client retries\n", runtime.Redact(good))
+	good := datauri.Encode("image/png", pngImage(48, 48))
+	t.printf("\n   the user picks %q; the client retries\n", datauri.Redact(good))
 	res = call(mcp.InputResponseMap{"profile_photo": pick(good)}, res.RequestState)
 	if res == nil {
 		return
@@ -353,7 +353,7 @@ func (t *tour) elicitMRTR(ctx context.Context) {
 func (t *tour) elicitLegacy(ctx context.Context) {
 	u := &user{t: t, answers: []*mcp.ElicitResult{
 		pick("https://example.com/me.png"),
-		pick(runtime.Encode("image/png", pngImage(40, 30))),
+		pick(datauri.Encode("image/png", pngImage(40, 30))),
 	}}
 	cs, err := connect(ctx, profile.NewServer(), &mcp.ClientOptions{ElicitationHandler: u.elicit}, "2025-11-25")
 	if err != nil {

@@ -11,11 +11,11 @@ import (
 
 // decoderDecls renders the decoder of a type with file fields:
 //
-//	var mcpfileObjectT = runtime.NewObject(mcpfileSchemaT, []string{…every key…}, …each file key…)
+//	var mcpfileObjectT = mcpfileimpl.NewObject(mcpfileSchemaT, []string{…every key…}, []string{…each file key…}, …unsniffed…)
 //
 //	func (t *T) UnmarshalJSON(b []byte) error {
 //		type T mcpfileStructT_changed_run_go_generate
-//		return mcpfileObjectT.Unmarshal(b, (*T)(t), runtime.Into(&t.Image), …)
+//		return mcpfileObjectT.Unmarshal(b, (*T)(t), mcpfileimpl.Into(&t.Image), …)
 //	}
 //
 // The runtime scans the object once, decodes each file member into its
@@ -48,11 +48,11 @@ func decoderDecls(t *model.Type) ([]jen.Code, error) {
 // structName in guard.go).
 func objectName(t *model.Type) string { return "mcpfileObject" + t.Name }
 
-// objectVar renders the runtime.Object of t, on one line: the schema, the
-// key table the runtime matches object members with, and the file fields'
-// keys, followed by the keys of those without a content check:
+// objectVar renders the mcpfileimpl.Object of t, on one line: the schema,
+// the key table the decoder matches object members with, the file fields'
+// keys, and the keys of those without a content check:
 //
-//	var mcpfileObjectT = runtime.NewObject(mcpfileSchemaT, []string{"image", "scan", "prompt"}, "image", "scan").NoSniff("scan")
+//	var mcpfileObjectT = mcpfileimpl.NewObject(mcpfileSchemaT, []string{"image", "scan", "prompt"}, []string{"image", "scan"}, "scan")
 //
 // The constraints are the schema's alone, so that what a client reads in
 // x-mcp-file is what the decoder enforces; the generated file does not
@@ -62,19 +62,16 @@ func objectVar(t *model.Type, files []*model.Field) jen.Code {
 	for i, k := range t.Keys {
 		keys[i] = jen.Lit(k)
 	}
-	args := []jen.Code{jen.Id(schemaName(t)), jen.Index().String().Values(keys...)}
+	names := make([]jen.Code, len(files))
 	var noSniff []jen.Code
-	for _, f := range files {
-		args = append(args, jen.Lit(f.JSONName))
+	for i, f := range files {
+		names[i] = jen.Lit(f.JSONName)
 		if f.File.NoSniff {
 			noSniff = append(noSniff, jen.Lit(f.JSONName))
 		}
 	}
-	v := jen.Var().Id(objectName(t)).Op("=").Qual(runtimePath, "NewObject").Call(args...)
-	if len(noSniff) > 0 {
-		v.Dot("NoSniff").Call(noSniff...)
-	}
-	return v
+	args := append([]jen.Code{jen.Id(schemaName(t)), jen.Index().String().Values(keys...), jen.Index().String().Values(names...)}, noSniff...)
+	return jen.Var().Id(objectName(t)).Op("=").Qual(implPath, "NewObject").Call(args...)
 }
 
 // unmarshalMethod renders T's UnmarshalJSON, all on one line: a list that
@@ -91,20 +88,20 @@ func unmarshalMethod(t *model.Type, targets []jen.Code) jen.Code {
 	)
 }
 
-// target renders the runtime.Target of the file field f: runtime.Into, or
-// runtime.IntoNamed with its companion filename field, whose value becomes
+// target renders the mcpfileimpl.Target of the file field f: Into, or
+// IntoNamed with its companion filename field, whose value becomes
 // File.Name. Strings passed through unchanged have no Name to fill.
 func target(f *model.Field) (jen.Code, error) {
 	field := jen.Op("&").Id("t").Dot(f.GoName)
 	c := f.File.FilenameField
 	if c == nil || f.File.Kind == model.KindString || f.File.Kind == model.KindStringPointer || f.File.Kind == model.KindStringSlice {
-		return jen.Qual(runtimePath, "Into").Call(field), nil
+		return jen.Qual(implPath, "Into").Call(field), nil
 	}
 	switch {
 	case f.File.Kind == model.KindFileSlice && isStringSlice(c.Type),
 		f.File.Kind == model.KindFile && isString(c.Type),
 		f.File.Kind == model.KindFilePointer && isString(c.Type):
-		return jen.Qual(runtimePath, "IntoNamed").Call(field, jen.Op("&").Id("t").Dot(c.GoName)), nil
+		return jen.Qual(implPath, "IntoNamed").Call(field, jen.Op("&").Id("t").Dot(c.GoName)), nil
 	}
 	return nil, fmt.Errorf("field %s: no filename copy from %s (%s)", f.GoName, c.GoName, c.Type)
 }

@@ -22,18 +22,21 @@ import (
 )
 
 // GenVersion is the version of the contract between generated code and the
-// runtime package that this emitter writes; the runtime accepts generated
-// code from runtime.MinGenVersion to runtime.GenVersion.
-const GenVersion = 3
+// runtime packages that this emitter writes; the runtime accepts generated
+// code from runtime.MinGenVersion to runtime.GenVersion. Version 4 decodes
+// with runtime/mcpfileimpl, the package for generated code.
+const GenVersion = 4
 
 const (
 	runtimePath = "github.com/mcpfile/mcpfile/runtime"
+	implPath    = "github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
 	jsonPath    = "encoding/json"
 )
 
 // The packages the emitter's own code names.
 var (
 	runtimePkg = types.NewPackage(runtimePath, "runtime")
+	implPkg    = types.NewPackage(implPath, "mcpfileimpl")
 	jsonPkg    = types.NewPackage(jsonPath, "json")
 )
 
@@ -126,6 +129,12 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 	if len(ts) > 0 {
 		used = append(used, jsonPkg)
 	}
+	for _, t := range ts {
+		if len(t.Files()) > 0 {
+			used = append(used, implPkg)
+			break
+		}
+	}
 	for _, pc := range pieces {
 		used = append(used, pc.imports...)
 	}
@@ -181,6 +190,7 @@ func newFile(p *model.Package, scope *types.Scope) *jen.File {
 	f.HeaderComment(header) // starting with "//", written as is
 	importAs(f, scope, runtimePkg)
 	importAs(f, scope, jsonPkg)
+	importAs(f, scope, implPkg)
 	return f
 }
 
@@ -276,7 +286,7 @@ func helpersComment() jen.Code {
 		"For each struct type T below, mcpfileStructT_changed_run_go_generate is T as mcpfilegen",
 		"saw it, which T must still be (the compiler's message on a stale guard names it), and",
 		"mcpfileSchemaT is T's JSON Schema. A type with file fields also has mcpfileObjectT, the",
-		"runtime.Object its UnmarshalJSON decodes with: the members encoding/json decodes into",
+		"mcpfileimpl.Object its UnmarshalJSON decodes with: the members encoding/json decodes into",
 		"T, which of them are files, and the schema, whose x-mcp-file entries are the constraints",
 		"the files are checked against. UnmarshalJSON declares a local type T from",
 		"mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that",

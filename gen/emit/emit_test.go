@@ -75,13 +75,13 @@ func TestFileCompiles(t *testing.T) {
 		"func (Plain) MCPSchema() json.RawMessage",
 		"func (Upload) MCPSchema() json.RawMessage",
 		"func (t *Upload) UnmarshalJSON(b []byte) error",
-		"var mcpfileObjectUpload = runtime.NewObject(mcpfileSchemaUpload, []string{\"image\", \"cover\", \"cover_name\", \"docs\", \"doc_names\", \"uri\", \"opt_uri\", \"uris\", \"detail\"}, " +
-			"\"image\", \"cover\", \"docs\", \"uri\", \"opt_uri\", \"uris\").NoSniff(\"cover\")\n",
-		"\treturn mcpfileObjectUpload.Unmarshal(b, (*Upload)(t), runtime.Into(&t.Image), runtime.IntoNamed(&t.Cover, &t.CoverName), " +
-			"runtime.IntoNamed(&t.Docs, &t.DocNames), runtime.Into(&t.URI), runtime.Into(&t.OptURI), runtime.Into(&t.URIs))\n",
+		"var mcpfileObjectUpload = mcpfileimpl.NewObject(mcpfileSchemaUpload, []string{\"image\", \"cover\", \"cover_name\", \"docs\", \"doc_names\", \"uri\", \"opt_uri\", \"uris\", \"detail\"}, " +
+			"[]string{\"image\", \"cover\", \"docs\", \"uri\", \"opt_uri\", \"uris\"}, \"cover\")\n",
+		"\treturn mcpfileObjectUpload.Unmarshal(b, (*Upload)(t), mcpfileimpl.Into(&t.Image), mcpfileimpl.IntoNamed(&t.Cover, &t.CoverName), " +
+			"mcpfileimpl.IntoNamed(&t.Docs, &t.DocNames), mcpfileimpl.Into(&t.URI), mcpfileimpl.Into(&t.OptURI), mcpfileimpl.Into(&t.URIs))\n",
 		"\thidden    int\n",
-		"_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)",
-		"_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)",
+		"_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 4)",
+		"_ = mcpfileCodeTooOld_run_go_generate(4 - runtime.MinGenVersion)",
 	} {
 		if !bytes.Contains(src, []byte(want)) {
 			t.Errorf("output lacks %q", want)

@@ -5,23 +5,24 @@ package benchfixture
 import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
 )
 
-// The runtime package must accept code generated for version 3: if it does not,
+// The runtime package must accept code generated for version 4: if it does not,
 // a conversion below overflows, and the compiler's message names what to do.
 func _() {
 	type mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate = runtime.EnforceVersion
 	type mcpfileCodeTooOld_run_go_generate = runtime.EnforceVersion
 	const (
-		_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)
-		_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)
+		_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 4)
+		_ = mcpfileCodeTooOld_run_go_generate(4 - runtime.MinGenVersion)
 	)
 }
 
 // For each struct type T below, mcpfileStructT_changed_run_go_generate is T as mcpfilegen
 // saw it, which T must still be (the compiler's message on a stale guard names it), and
 // mcpfileSchemaT is T's JSON Schema. A type with file fields also has mcpfileObjectT, the
-// runtime.Object its UnmarshalJSON decodes with: the members encoding/json decodes into
+// mcpfileimpl.Object its UnmarshalJSON decodes with: the members encoding/json decodes into
 // T, which of them are files, and the schema, whose x-mcp-file entries are the constraints
 // the files are checked against. UnmarshalJSON declares a local type T from
 // mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
@@ -90,11 +91,11 @@ const mcpfileSchemaDescribe = `{
   "description": "Describe is the input of a describe_image tool."
 }`
 
-var mcpfileObjectDescribe = runtime.NewObject(mcpfileSchemaDescribe, []string{"image", "prompt", "detail", "tags", "strict"}, "image")
+var mcpfileObjectDescribe = mcpfileimpl.NewObject(mcpfileSchemaDescribe, []string{"image", "prompt", "detail", "tags", "strict"}, []string{"image"})
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *Describe) UnmarshalJSON(b []byte) error {
 	type Describe mcpfileStructDescribe_changed_run_go_generate
-	return mcpfileObjectDescribe.Unmarshal(b, (*Describe)(t), runtime.Into(&t.Image))
+	return mcpfileObjectDescribe.Unmarshal(b, (*Describe)(t), mcpfileimpl.Into(&t.Image))
 }

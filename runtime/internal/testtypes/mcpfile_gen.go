@@ -5,23 +5,24 @@ package testtypes
 import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
 )
 
-// The runtime package must accept code generated for version 3: if it does not,
+// The runtime package must accept code generated for version 4: if it does not,
 // a conversion below overflows, and the compiler's message names what to do.
 func _() {
 	type mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate = runtime.EnforceVersion
 	type mcpfileCodeTooOld_run_go_generate = runtime.EnforceVersion
 	const (
-		_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 3)
-		_ = mcpfileCodeTooOld_run_go_generate(3 - runtime.MinGenVersion)
+		_ = mcpfileRuntimeTooOld_update_mcpfile_or_run_go_generate(runtime.GenVersion - 4)
+		_ = mcpfileCodeTooOld_run_go_generate(4 - runtime.MinGenVersion)
 	)
 }
 
 // For each struct type T below, mcpfileStructT_changed_run_go_generate is T as mcpfilegen
 // saw it, which T must still be (the compiler's message on a stale guard names it), and
 // mcpfileSchemaT is T's JSON Schema. A type with file fields also has mcpfileObjectT, the
-// runtime.Object its UnmarshalJSON decodes with: the members encoding/json decodes into
+// mcpfileimpl.Object its UnmarshalJSON decodes with: the members encoding/json decodes into
 // T, which of them are files, and the schema, whose x-mcp-file entries are the constraints
 // the files are checked against. UnmarshalJSON declares a local type T from
 // mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
@@ -58,13 +59,13 @@ const mcpfileSchemaBigArgs = `{
   "description": "BigArgs are the arguments of a tool that takes any file of up to 5 MiB, unsniffed."
 }`
 
-var mcpfileObjectBigArgs = runtime.NewObject(mcpfileSchemaBigArgs, []string{"blob"}, "blob").NoSniff("blob")
+var mcpfileObjectBigArgs = mcpfileimpl.NewObject(mcpfileSchemaBigArgs, []string{"blob"}, []string{"blob"}, "blob")
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *BigArgs) UnmarshalJSON(b []byte) error {
 	type BigArgs mcpfileStructBigArgs_changed_run_go_generate
-	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), runtime.Into(&t.Blob))
+	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), mcpfileimpl.Into(&t.Blob))
 }
 
 // If this fails to compile, DocsArgs changed since mcpfilegen ran: run go generate.
@@ -117,13 +118,13 @@ const mcpfileSchemaDocsArgs = `{
   "description": "DocsArgs are the arguments of a tool that takes up to three documents with their file names."
 }`
 
-var mcpfileObjectDocsArgs = runtime.NewObject(mcpfileSchemaDocsArgs, []string{"docs", "names"}, "docs")
+var mcpfileObjectDocsArgs = mcpfileimpl.NewObject(mcpfileSchemaDocsArgs, []string{"docs", "names"}, []string{"docs"})
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *DocsArgs) UnmarshalJSON(b []byte) error {
 	type DocsArgs mcpfileStructDocsArgs_changed_run_go_generate
-	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), runtime.IntoNamed(&t.Docs, &t.Names))
+	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), mcpfileimpl.IntoNamed(&t.Docs, &t.Names))
 }
 
 // If this fails to compile, ImageArgs changed since mcpfilegen ran: run go generate.
@@ -167,13 +168,13 @@ const mcpfileSchemaImageArgs = `{
   "description": "ImageArgs are the arguments of a tool that describes one small image."
 }`
 
-var mcpfileObjectImageArgs = runtime.NewObject(mcpfileSchemaImageArgs, []string{"image", "detail"}, "image")
+var mcpfileObjectImageArgs = mcpfileimpl.NewObject(mcpfileSchemaImageArgs, []string{"image", "detail"}, []string{"image"})
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *ImageArgs) UnmarshalJSON(b []byte) error {
 	type ImageArgs mcpfileStructImageArgs_changed_run_go_generate
-	return mcpfileObjectImageArgs.Unmarshal(b, (*ImageArgs)(t), runtime.Into(&t.Image))
+	return mcpfileObjectImageArgs.Unmarshal(b, (*ImageArgs)(t), mcpfileimpl.Into(&t.Image))
 }
 
 // If this fails to compile, ManyArgs changed since mcpfilegen ran: run go generate.
@@ -215,13 +216,13 @@ const mcpfileSchemaManyArgs = `{
   "description": "ManyArgs are the arguments of a tool that takes small files, as many as the runtime's default allows, with a note."
 }`
 
-var mcpfileObjectManyArgs = runtime.NewObject(mcpfileSchemaManyArgs, []string{"files", "note"}, "files")
+var mcpfileObjectManyArgs = mcpfileimpl.NewObject(mcpfileSchemaManyArgs, []string{"files", "note"}, []string{"files"})
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *ManyArgs) UnmarshalJSON(b []byte) error {
 	type ManyArgs mcpfileStructManyArgs_changed_run_go_generate
-	return mcpfileObjectManyArgs.Unmarshal(b, (*ManyArgs)(t), runtime.Into(&t.Files))
+	return mcpfileObjectManyArgs.Unmarshal(b, (*ManyArgs)(t), mcpfileimpl.Into(&t.Files))
 }
 
 // If this fails to compile, NestedForm changed since mcpfilegen ran: run go generate.
@@ -297,11 +298,11 @@ const mcpfileSchemaPhotoForm = `{
   "description": "PhotoForm is an elicitation form with one photo."
 }`
 
-var mcpfileObjectPhotoForm = runtime.NewObject(mcpfileSchemaPhotoForm, []string{"photo"}, "photo")
+var mcpfileObjectPhotoForm = mcpfileimpl.NewObject(mcpfileSchemaPhotoForm, []string{"photo"}, []string{"photo"})
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
 	type PhotoForm mcpfileStructPhotoForm_changed_run_go_generate
-	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), runtime.Into(&t.Photo))
+	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), mcpfileimpl.Into(&t.Photo))
 }

@@ -1,14 +1,20 @@
-package runtime
+package content
 
 import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpfile/mcpfile/runtime/datauri"
 )
 
 // binaryTail is bytes no text has: NUL, other binary controls, bytes that
@@ -69,7 +75,7 @@ func cat(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
 
 // TestContentSniff is the table of the content check: a declared media type,
 // the bytes, and whether they pass; for those that fail, what the error says
-// the bytes are. Each case runs through checkContent, Decode and Validate.
+// the bytes are. (The runtime's decoder runs the same cases on whole URIs.)
 func TestContentSniff(t *testing.T) {
 	pngBytes := mustEncodeImage(t, "png")
 	jpegBytes := mustEncodeImage(t, "jpeg")
@@ -132,7 +138,7 @@ func TestContentSniff(t *testing.T) {
 		{"UTF-16LE text with a BOM", "text/plain", utf16Text("naïve café, 日本語, 😀\n", false), true, ""},
 		{"UTF-16BE text with a BOM", "text/csv", utf16Text("a,b\n1,2\n", true), true, ""},
 		{"character cut at byte 512", "text/plain", cutRune(512, 600), true, ""},
-		{"character cut at byte 1024 (sniffLen)", "text/plain", cutRune(sniffLen, 2000), true, ""},
+		{"character cut at byte 1024 (SniffLen)", "text/plain", cutRune(SniffLen, 2000), true, ""},
 		{"NUL in the middle of text", "text/plain", []byte("abc def\x00ghi jkl\n"), false, binary},
 		{"invalid UTF-8 (Latin-1)", "text/plain", []byte("caf\xe9 au lait\n"), false, binary},
 		{"invalid UTF-8 (overlong /)", "text/plain", []byte("a\xc0\xafb"), false, binary},
@@ -190,46 +196,14 @@ func TestContentSniff(t *testing.T) {
 		{"binary as TIFF", "image/tiff", []byte(binaryTail), true, ""},
 	}
 	for _, tt := range tests {
-		prefix := tt.data[:min(len(tt.data), sniffLen)]
+		prefix := tt.data[:min(len(tt.data), SniffLen)]
 		e := checkContent("f", tt.mt, "", prefix)
 		if (e == nil) != tt.ok {
 			t.Errorf("%s: checkContent(%s, %.24q) = %v, want ok %v", tt.name, tt.mt, tt.data, e, tt.ok)
 			continue
 		}
-		if e != nil && (e.Rule != RuleContent || e.MediaType != tt.mt || e.Detected != tt.detected) {
+		if e != nil && e.Detected != tt.detected {
 			t.Errorf("%s: checkContent(%s) = %+v, want Detected %q", tt.name, tt.mt, *e, tt.detected)
-		}
-		uri := Encode(tt.mt, tt.data)
-		_, err := Decode("f", uri, Descriptor{})
-		verr := Validate("f", uri, Descriptor{})
-		if (err == nil) != tt.ok || (verr == nil) != tt.ok {
-			t.Errorf("%s: Decode(%s) = %v, Validate = %v, want ok %v", tt.name, tt.mt, err, verr, tt.ok)
-		}
-		if err != nil && e != nil && err.Error() != e.Error() {
-			t.Errorf("%s: Decode error %q, checkContent error %q", tt.name, err, e)
-		}
-	}
-}
-
-// TestContentSniffErrorText checks the texts of content errors under the new
-// check: what the bytes are said to be.
-func TestContentSniffErrorText(t *testing.T) {
-	tests := []struct {
-		mt   string
-		data []byte
-		want string
-	}{
-		{"text/plain", cat("\xef\xbb\xbf", binaryTail),
-			`Argument 'f' fails the content check: declared "text/plain" but the bytes are unrecognised binary data; send text or declare the real media type.`},
-		{"image/png", []byte("BMI,weight\n"),
-			`Argument 'f' fails the content check: declared "image/png" but the bytes are text; send image/png data or declare the real media type.`},
-		{"application/pdf", cat("GIF89a\x01\x00\x01\x00"),
-			`Argument 'f' fails the content check: declared "application/pdf" but the bytes are image/gif; send application/pdf data or declare the real media type.`},
-	}
-	for _, tt := range tests {
-		_, err := Decode("f", Encode(tt.mt, tt.data), Descriptor{})
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Decode(%s, %q) = %v\nwant %s", tt.mt, tt.data, err, tt.want)
 		}
 	}
 }
@@ -376,13 +350,13 @@ func refIsText(p []byte, cut bool) bool {
 
 // FuzzTextCheck compares the text check with refIsText and checks its
 // invariants: valid UTF-8 without binary bytes is text, a NUL outside
-// UTF-16 is binary, and Decode and Validate of a file declared text/plain
-// agree with the check on its first sniffLen bytes.
+// UTF-16 is binary, and the check of a file declared text/plain agrees
+// with isText on its first SniffLen bytes.
 func FuzzTextCheck(f *testing.F) {
 	for _, s := range []string{
 		"", "hello\n", "BMI,weight\n", "%PDF-1.7", "\xef\xbb\xbf\x00", "\xff\xfeh\x00", "\xfe\xff\x00h",
 		"<p>\x00", "caf\xe9", "\xff\xfe\x3d\xd8\x00\xde", "\xff\xfe\x3d\xd8", "é\xc3", "\x1b[0m\x07",
-		string(cutRune(sniffLen, sniffLen+8)), string(utf16Text(strings.Repeat("日本", 300), false)),
+		string(cutRune(SniffLen, SniffLen+8)), string(utf16Text(strings.Repeat("日本", 300), false)),
 	} {
 		f.Add([]byte(s))
 	}
@@ -400,22 +374,16 @@ func FuzzTextCheck(f *testing.F) {
 		if utf8.Valid(p) && !bytes.ContainsFunc(p, func(r rune) bool { return r < 0x20 && binaryBytes>>r&1 != 0 }) && !isText(p, false) {
 			t.Fatalf("isText(%q) = false for valid UTF-8 without binary bytes", p)
 		}
-		prefix := p[:min(len(p), sniffLen)]
-		want := isText(prefix, len(p) >= sniffLen)
+		prefix := p[:min(len(p), SniffLen)]
+		want := isText(prefix, len(p) >= SniffLen)
 		if got := checkContent("f", "text/plain", "", prefix) == nil; got != want {
 			t.Fatalf("checkContent(text/plain, %q) passes %v, isText %v", p, got, want)
-		}
-		uri := Encode("text/plain", p)
-		_, err := Decode("f", uri, Descriptor{})
-		verr := Validate("f", uri, Descriptor{})
-		if (err == nil) != want || (verr == nil) != want {
-			t.Fatalf("Decode(text/plain, %q) = %v, Validate = %v; isText of the prefix %v", p, err, verr, want)
 		}
 	})
 }
 
 // BenchmarkCheckContent measures the content check on the first bytes of a
-// file of each kind, as Decode calls it.
+// file of each kind, as the decoder calls it.
 func BenchmarkCheckContent(b *testing.B) {
 	sepPNG := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x00\x00\x00\x00IEND\xaeB`\x82")
 	cases := []struct {
@@ -429,7 +397,7 @@ func BenchmarkCheckContent(b *testing.B) {
 		{"utf16", "text/plain", utf16Text(strings.Repeat("Quarterly notes, naïve café.\n", 60), false)},
 	}
 	for _, c := range cases {
-		prefix := c.data[:min(len(c.data), sniffLen)]
+		prefix := c.data[:min(len(c.data), SniffLen)]
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(prefix)))
@@ -457,10 +425,102 @@ func TestContentSniffLegacyCharset(t *testing.T) {
 		{"data:text/csv;charset=utf-8;base64," + base64.StdEncoding.EncodeToString(latin1), false},
 		{"data:text/csv;charset=windows-1252;base64," + base64.StdEncoding.EncodeToString([]byte("a\x00b")), false},
 	} {
-		_, err := Decode("f", tt.uri, Descriptor{})
-		verr := Validate("f", tt.uri, Descriptor{})
-		if (err == nil) != tt.ok || (verr == nil) != tt.ok {
-			t.Errorf("Decode(%s) = %v, Validate = %v; want ok %v", tt.uri, err, verr, tt.ok)
+		h, data, err := datauri.Decode(tt.uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := Check(h.MediaType, h.Params["charset"], data); ok != tt.ok {
+			t.Errorf("Check(%s) = %v, want ok %v", tt.uri, ok, tt.ok)
+		}
+	}
+}
+
+// sniffError is what checkContent reports: what the bytes were found to be.
+type sniffError struct{ Detected string }
+
+// checkContent is Check as the decoder sees it: nil when the bytes pass.
+func checkContent(_, mt, charset string, prefix []byte) *sniffError {
+	if d, ok := Check(mt, charset, prefix); !ok {
+		return &sniffError{Detected: d}
+	}
+	return nil
+}
+
+func mustEncodeImage(t testing.TB, format string) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	var b bytes.Buffer
+	var err error
+	switch format {
+	case "png":
+		err = png.Encode(&b, img)
+	case "jpeg":
+		err = jpeg.Encode(&b, img, nil)
+	case "gif":
+		err = gif.Encode(&b, img, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zipBytes(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create("word/document.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("<w:document/>"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestSignatureTypes checks that every signature the content check demands
+// is one sniff names, from a sample file of each.
+func TestSignatureTypes(t *testing.T) {
+	samples := map[string][]byte{
+		"image/png":                     []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+		"image/jpeg":                    []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"),
+		"image/gif":                     []byte("GIF89a\x01\x00\x01\x00"),
+		"image/webp":                    []byte("RIFF\x24\x00\x00\x00WEBPVP8 "),
+		"image/bmp":                     []byte("BM\x3a\x00\x00\x00\x00\x00"),
+		"image/x-icon":                  []byte("\x00\x00\x01\x00\x01\x00\x10\x10"),
+		"application/pdf":               []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"),
+		"application/zip":               []byte("PK\x03\x04\x14\x00\x00\x00"),
+		"application/x-gzip":            []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00"),
+		"application/x-rar-compressed":  []byte("Rar!\x1a\x07\x01\x00\x00"),
+		"application/wasm":              []byte("\x00asm\x01\x00\x00\x00"),
+		"application/ogg":               []byte("OggS\x00\x02\x00\x00"),
+		"audio/wave":                    []byte("RIFF\x24\x00\x00\x00WAVEfmt "),
+		"audio/aiff":                    []byte("FORM\x00\x00\x00\x00AIFFCOMM"),
+		"audio/midi":                    []byte("MThd\x00\x00\x00\x06\x00\x01"),
+		"video/avi":                     []byte("RIFF\x24\x00\x00\x00AVI LIST"),
+		"video/webm":                    []byte("\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm"),
+		"font/woff":                     []byte("wOFF\x00\x01\x00\x00"),
+		"font/woff2":                    []byte("wOF2\x00\x01\x00\x00"),
+		"font/otf":                      []byte("OTTO\x00\x0a\x00\x80"),
+		"font/collection":               []byte("ttcf\x00\x01\x00\x00"),
+		"application/vnd.ms-fontobject": append(make([]byte, 34), "LP\x00\x00"...),
+	}
+	for declared, want := range signatureTypes {
+		sample, ok := samples[want]
+		if !ok {
+			t.Errorf("no sample for %s (declared %s)", want, declared)
+			continue
+		}
+		if got := sniff(sample); got != want {
+			t.Errorf("sniff(sample of %s) = %s: files declared %s would all be rejected", want, got, declared)
+		}
+		if err := checkContent("f", declared, "", sample); err != nil {
+			t.Errorf("checkContent(%s, sample) = %v", declared, err)
+		}
+		if err := checkContent("f", declared, "", []byte("plain text")); err == nil {
+			t.Errorf("checkContent(%s, text) = nil, want a content error", declared)
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package runtime
+package mcpfileimpl
 
 import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/runtime"
 )
 
 // The decoding itself is tested through generated types (internal/testtypes,
@@ -23,10 +25,10 @@ const (
 )
 
 func TestObjectTargets(t *testing.T) {
-	o := NewObject(fileSchema(`"a":`+anyFile, `"b":`+anyFile, `"c":`+anyFiles), []string{"a", "b", "c"}, "a", "b", "c")
+	o := NewObject(fileSchema(`"a":`+anyFile, `"b":`+anyFile, `"c":`+anyFiles), []string{"a", "b", "c"}, []string{"a", "b", "c"})
 	var (
-		a  File
-		as []File
+		a  runtime.File
+		as []runtime.File
 		n  int
 	)
 	for _, tc := range []struct {
@@ -55,11 +57,11 @@ func TestObjectSchema(t *testing.T) {
 		`"pics":{"type":"array","maxItems":2,"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/png"]}}}`,
 		`"raw":`+anyFile,
 		`"note":{"type":"string"}`)
-	o := NewObject(schema, []string{"doc", "pics", "raw", "note"}, "doc", "pics", "raw").NoSniff("raw")
+	o := NewObject(schema, []string{"doc", "pics", "raw", "note"}, []string{"doc", "pics", "raw"}, "raw")
 	decode := func(in string) error {
 		var (
-			doc  File
-			pics []File
+			doc  runtime.File
+			pics []runtime.File
 			raw  string
 		)
 		return o.Unmarshal([]byte(in), new(struct{}), Into(&doc), Into(&pics), Into(&raw))
@@ -85,12 +87,12 @@ func TestObjectSchema(t *testing.T) {
 		o    *Object
 		want string
 	}{
-		{"not JSON", NewObject(`{"properties":`, []string{"a"}, "a"), "unexpected end of JSON input"},
-		{"file without x-mcp-file", NewObject(fileSchema(`"a":{"type":"string"}`), []string{"a"}, "a"), `file field "a" has no x-mcp-file in the schema`},
-		{"x-mcp-file not a file field", NewObject(fileSchema(`"a":`+anyFile, `"c":`+anyFile, `"b":`+anyFile), []string{"a", "b", "c"}, "a"), `schema property "b" has x-mcp-file but is not a file field`}, // the first by name,
-		{"NoSniff of no file", NewObject(fileSchema(`"a":`+anyFile), []string{"a"}, "a").NoSniff("b"), `NoSniff names "b", which is not a file field`},
+		{"not JSON", NewObject(`{"properties":`, []string{"a"}, []string{"a"}), "unexpected end of JSON input"},
+		{"file without x-mcp-file", NewObject(fileSchema(`"a":{"type":"string"}`), []string{"a"}, []string{"a"}), `file field "a" has no x-mcp-file in the schema`},
+		{"x-mcp-file not a file field", NewObject(fileSchema(`"a":`+anyFile, `"c":`+anyFile, `"b":`+anyFile), []string{"a", "b", "c"}, []string{"a"}), `schema property "b" has x-mcp-file but is not a file field`}, // the first by name,
+		{"NoSniff of no file", NewObject(fileSchema(`"a":`+anyFile+`,"z":{"type":"string"}`), []string{"a"}, []string{"a"}, "b"), `NoSniff names "b", which is not a file property`},
 	} {
-		var a File
+		var a runtime.File
 		for range 2 { // the error stays
 			err := tc.o.Unmarshal([]byte(`{"a":"data:,x"}`), new(struct{}), Into(&a))
 			if err == nil || !strings.Contains(err.Error(), "mcpfile: internal error") || !strings.Contains(err.Error(), tc.want) ||
@@ -104,11 +106,11 @@ func TestObjectSchema(t *testing.T) {
 // TestObjectConcurrentFirstUse has the first decodes of an Object race to
 // read its schema (run with -race).
 func TestObjectConcurrentFirstUse(t *testing.T) {
-	o := NewObject(fileSchema(`"a":{"type":"string","format":"uri","x-mcp-file":{"maxSize":1}}`), []string{"a"}, "a")
+	o := NewObject(fileSchema(`"a":{"type":"string","format":"uri","x-mcp-file":{"maxSize":1}}`), []string{"a"}, []string{"a"})
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			var a File
+			var a runtime.File
 			if err := o.Unmarshal([]byte(`{"a":"data:,xy"}`), new(struct{}), Into(&a)); err == nil || !strings.Contains(err.Error(), "exceeds maxSize") {
 				t.Errorf("error %v, want maxSize exceeded", err)
 			}
@@ -119,11 +121,11 @@ func TestObjectConcurrentFirstUse(t *testing.T) {
 
 func TestObjectNames(t *testing.T) {
 	o := NewObject(fileSchema(`"one":`+anyFile, `"opt":`+anyFile, `"many":`+anyFiles, `"absent":`+anyFile),
-		[]string{"one", "opt", "many", "absent"}, "one", "opt", "many", "absent")
+		[]string{"one", "opt", "many", "absent"}, []string{"one", "opt", "many", "absent"})
 	var (
-		one, absent         File
-		opt                 *File
-		many                []File
+		one, absent         runtime.File
+		opt                 *runtime.File
+		many                []runtime.File
 		oneName, absentName = "../one.txt", "absent.txt"
 		optName             = ""
 		manyNames           = []string{"a.txt", "", "c\x00.txt"}
@@ -134,7 +136,7 @@ func TestObjectNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := []string{one.Name, opt.Name, many[0].Name, many[1].Name, many[2].Name, many[3].Name, absent.Name}
-	want := []string{"one.txt", "", "a.txt", "", SanitizeName("c\x00.txt"), "", ""}
+	want := []string{"one.txt", "", "a.txt", "", runtime.SanitizeName("c\x00.txt"), "", ""}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("names %q, want %q", got, want)
 	}

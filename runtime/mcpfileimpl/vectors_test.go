@@ -1,4 +1,4 @@
-package runtime
+package mcpfileimpl
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpfile/mcpfile/internal/prereq"
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
 
 // TestSpecVectors decodes every data: URI in the spec vectors, under the
@@ -19,7 +21,7 @@ import (
 func TestSpecVectors(t *testing.T) {
 	vectorsDir := prereq.SpecVectors(t)
 	// The descriptors the vectors declare, by property name.
-	descs := map[string]Descriptor{}
+	descs := map[string]descriptor.File{}
 	var uris []struct{ file, prop, uri string }
 	err := filepath.WalkDir(vectorsDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
@@ -39,7 +41,7 @@ func TestSpecVectors(t *testing.T) {
 			case map[string]any:
 				if x, ok := v["x-mcp-file"]; ok && v["format"] == "uri" {
 					raw, _ := json.Marshal(x)
-					var d Descriptor
+					var d descriptor.File
 					if err := json.Unmarshal(raw, &d); err != nil {
 						t.Errorf("%s: x-mcp-file of %s: %v", path, prop, err)
 					}
@@ -60,7 +62,7 @@ func TestSpecVectors(t *testing.T) {
 				IsError bool
 			}
 			json.Unmarshal(b, &res)
-			got := (&Error{Arg: "image", Rule: RuleMaxSize, Received: 15728640, Limit: 5242880}).Error()
+			got := (&runtime.Error{Arg: "image", Rule: runtime.RuleMaxSize, Received: 15728640, Limit: 5242880}).Error()
 			if !res.IsError || len(res.Content) != 1 || res.Content[0].Text != got {
 				t.Errorf("%s: SEP text %q, ours %q", path, res.Content, got)
 			}
@@ -74,19 +76,19 @@ func TestSpecVectors(t *testing.T) {
 		t.Fatalf("found %d URIs and %d descriptors in the vectors; the walk is broken", len(uris), len(descs))
 	}
 	for _, u := range uris {
-		d := descs[u.prop] // the zero Descriptor for a bare value
-		f, err := Decode(u.prop, u.uri, d)
+		d := descs[u.prop] // the zero descriptor.File for a bare value
+		f, err := decodeURI(u.prop, u.uri, d)
 		if strings.HasPrefix(u.uri, "data:") {
 			if err != nil {
-				t.Errorf("%s: Decode(%s, %.40s…, %+v) = %v", u.file, u.prop, u.uri, d, err)
+				t.Errorf("%s: decodeURI(%s, %.40s…, %+v) = %v", u.file, u.prop, u.uri, d, err)
 				continue
 			}
 			tok, _ := json.Marshal(u.uri)
-			g, err := DecodeJSON(u.prop, tok, d)
+			g, err := decodeJSON(u.prop, tok, d)
 			if err != nil || string(g.Data) != string(f.Data) || g.MediaType != f.MediaType {
 				t.Errorf("%s: DecodeJSON differs from Decode: %v", u.file, err)
 			}
-			if err := Validate(u.prop, u.uri, d); err != nil {
+			if err := validateURI(u.prop, u.uri, d); err != nil {
 				t.Errorf("%s: Validate = %v", u.file, err)
 			}
 			switch f.MediaType {
@@ -101,7 +103,7 @@ func TestSpecVectors(t *testing.T) {
 			}
 			continue
 		}
-		wantRule(t, u.file+": Decode("+u.uri+")", err, RuleScheme)
+		wantRule(t, u.file+": decodeURI("+u.uri+")", err, runtime.RuleScheme)
 	}
 	if d := descs["document"]; d.MaxSize != 10485760 || len(d.Accept) != 1 {
 		t.Errorf("descriptor of document = %+v", d)

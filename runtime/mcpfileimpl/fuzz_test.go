@@ -1,4 +1,4 @@
-package runtime
+package mcpfileimpl
 
 import (
 	"bytes"
@@ -10,6 +10,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/datauri"
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
 var fuzzSeeds = []string{
@@ -41,41 +47,41 @@ func FuzzDecode(f *testing.F) {
 	}
 	accepts := [][]string{nil, {"image/png", "image/jpeg"}, {"image/*"}, {"text/plain", ".txt"}, {".pdf"}, {"*/*"}, {"application/pdf"}}
 	f.Fuzz(func(t *testing.T, uri string, maxSize int64, sel uint8) {
-		d := Descriptor{Accept: accepts[int(sel)%len(accepts)], MaxSize: maxSize % (1 << 16), NoSniff: sel&0x80 != 0}
-		file, err := Decode("arg", uri, d)
-		verr := Validate("arg", uri, d)
+		d := descriptor.File{Accept: accepts[int(sel)%len(accepts)], MaxSize: maxSize % (1 << 16), NoSniff: sel&0x80 != 0}
+		file, err := decodeURI("arg", uri, d)
+		verr := validateURI("arg", uri, d)
 		if err != nil {
-			var e *Error
+			var e *runtime.Error
 			if !errors.As(err, &e) || e.Arg != "arg" {
-				t.Fatalf("Decode(%q) error %v (%T), want *Error for arg", uri, err, err)
+				t.Fatalf("decodeURI(%q) error %v (%T), want *runtime.Error for arg", uri, err, err)
 			}
 			if verr == nil || verr.Error() != err.Error() {
-				t.Fatalf("Decode(%q) = %v but Validate = %v", uri, err, verr)
+				t.Fatalf("decodeURI(%q) = %v but Validate = %v", uri, err, verr)
 			}
 			if i := strings.IndexByte(uri, ','); i >= 0 {
 				payload := uri[i+1:]
 				if len(payload) >= 16 && !strings.Contains(uri[:i], payload) && strings.Contains(err.Error(), payload) {
-					t.Fatalf("Decode(%q): error text %q contains the payload", uri, err)
+					t.Fatalf("decodeURI(%q): error text %q contains the payload", uri, err)
 				}
 			}
 			checkErrorFields(t, uri, e)
 		} else {
 			if verr != nil {
-				t.Fatalf("Decode(%q) succeeded but Validate = %v", uri, verr)
+				t.Fatalf("decodeURI(%q) succeeded but Validate = %v", uri, verr)
 			}
-			if int64(len(file.Data)) > d.limit() {
-				t.Fatalf("Decode(%q) accepted %d bytes over the limit %d", uri, len(file.Data), d.limit())
+			if int64(len(file.Data)) > d.Limit(runtime.DefaultMaxSize) {
+				t.Fatalf("decodeURI(%q) accepted %d bytes over the limit %d", uri, len(file.Data), d.Limit(runtime.DefaultMaxSize))
 			}
 			if file.MediaType != strings.ToLower(file.MediaType) || !d.Accepts(file.MediaType) {
-				t.Fatalf("Decode(%q) media type %q", uri, file.MediaType)
+				t.Fatalf("decodeURI(%q) media type %q", uri, file.MediaType)
 			}
-			if file.Name != SanitizeName(file.Name) {
-				t.Fatalf("Decode(%q) name %q is not sanitized", uri, file.Name)
+			if file.Name != runtime.SanitizeName(file.Name) {
+				t.Fatalf("decodeURI(%q) name %q is not sanitized", uri, file.Name)
 			}
 			// Round trip through Encode.
-			again, err := Decode("arg", Encode(file.MediaType, file.Data), Descriptor{NoSniff: true, MaxSize: 1 << 20})
+			again, err := decodeURI("arg", datauri.Encode(file.MediaType, file.Data), descriptor.File{NoSniff: true, MaxSize: 1 << 20})
 			if err != nil || again.MediaType != file.MediaType || !bytes.Equal(again.Data, file.Data) {
-				t.Fatalf("Decode(Encode(%q, %q)) = %v %q, %v", file.MediaType, file.Data, again.MediaType, again.Data, err)
+				t.Fatalf("decodeURI(datauri.Encode(%q, %q)) = %v %q, %v", file.MediaType, file.Data, again.MediaType, again.Data, err)
 			}
 			// What fmt, slog and JSON show depends on the data's length only.
 			other := file
@@ -85,16 +91,16 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		// Redact shows at most the scheme or the media type, and a size.
-		r := Redact(uri)
+		r := datauri.Redact(uri)
 		m := redactedRE.FindStringSubmatch(r)
 		if m == nil {
-			t.Fatalf("Redact(%q) = %q, not a redacted form", uri, r)
+			t.Fatalf("datauri.Redact(%q) = %q, not a redacted form", uri, r)
 		}
 		if mt := m[1]; mt != "" && mt != "text/plain" && !strings.HasPrefix(strings.ToLower(uri), "data:"+mt) {
-			t.Fatalf("Redact(%q) = %q shows a media type not at the start of the URI", uri, r)
+			t.Fatalf("datauri.Redact(%q) = %q shows a media type not at the start of the URI", uri, r)
 		}
 		if sc := m[3]; sc != "" && !strings.HasPrefix(strings.ToLower(uri), sc) {
-			t.Fatalf("Redact(%q) = %q shows a scheme not at the start of the URI", uri, r)
+			t.Fatalf("datauri.Redact(%q) = %q shows a scheme not at the start of the URI", uri, r)
 		}
 	})
 }
@@ -118,7 +124,7 @@ var digitsRE = regexp.MustCompile(`\b[0-9]+\b`)
 
 // checkErrorFields checks that what an error for uri shows comes from the
 // URI's scheme or header, from the sniffer, or from this package's texts.
-func checkErrorFields(t *testing.T, uri string, e *Error) {
+func checkErrorFields(t *testing.T, uri string, e *runtime.Error) {
 	t.Helper()
 	lower := strings.ToLower(uri)
 	head := lower
@@ -126,21 +132,21 @@ func checkErrorFields(t *testing.T, uri string, e *Error) {
 		head = lower[:i]
 	}
 	if e.MediaType != "" && e.MediaType != "text/plain" && !strings.Contains(head, e.MediaType) {
-		t.Fatalf("Decode(%q): error media type %q is not from the header", uri, e.MediaType)
+		t.Fatalf("decodeURI(%q): error media type %q is not from the header", uri, e.MediaType)
 	}
 	if e.Scheme != "" && !strings.HasPrefix(lower, e.Scheme) {
-		t.Fatalf("Decode(%q): error scheme %q is not the URI's", uri, e.Scheme)
+		t.Fatalf("decodeURI(%q): error scheme %q is not the URI's", uri, e.Scheme)
 	}
 	if e.Reason != "" && !knownReasons[digitsRE.ReplaceAllString(e.Reason, "")] {
-		t.Fatalf("Decode(%q): unknown reason %q", uri, e.Reason)
+		t.Fatalf("decodeURI(%q): unknown reason %q", uri, e.Reason)
 	}
-	if e.Detected != "" && e.Detected != sniff(nil) && !strings.Contains(e.Detected, "/") {
-		t.Fatalf("Decode(%q): detected %q", uri, e.Detected)
+	if e.Detected != "" && e.Detected != "text/plain" && !strings.Contains(e.Detected, "/") {
+		t.Fatalf("decodeURI(%q): detected %q", uri, e.Detected)
 	}
 }
 
-// shown is every form in which a File prints, logs or marshals.
-func shown(f File) string {
+// shown is every form in which a runtime.File prints, logs or marshals.
+func shown(f runtime.File) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v|%+v|%#v|%s|%q|%x|%d|", f, f, f, f, f, f, f)
 	slog.New(slog.NewTextHandler(&b, nil)).Info("", "f", f)
@@ -165,161 +171,42 @@ func FuzzDecodeJSON(f *testing.F) {
 	f.Add([]byte(`"data:text/plain,a\x"`))
 	f.Add([]byte(`42`))
 	f.Fuzz(func(t *testing.T, tok []byte) {
-		d := Descriptor{MaxSize: 1 << 16}
-		file, err := DecodeJSON("arg", tok, d)
-		uri, verr := ValidateJSON("arg", tok, d)
+		d := descriptor.File{MaxSize: 1 << 16}
+		file, err := decodeJSON("arg", tok, d)
+		uri, verr := validateJSON("arg", tok, d)
 		var s string
 		jerr := json.Unmarshal(tok, &s)
-		t0 := trimWS(tok)
+		t0 := jsonwalk.TrimWS(tok)
 		if len(t0) == 0 || t0[0] != '"' {
-			var e *Error
-			if !errors.As(err, &e) || e.Rule != RuleType || !errors.As(verr, &e) {
-				t.Fatalf("DecodeJSON(%q) = %v, ValidateJSON = %v; want RuleType", tok, err, verr)
+			var e *runtime.Error
+			if !errors.As(err, &e) || e.Rule != runtime.RuleType || !errors.As(verr, &e) {
+				t.Fatalf("decodeJSON(%q) = %v, ValidateJSON = %v; want runtime.RuleType", tok, err, verr)
 			}
 			return
 		}
 		if jerr != nil {
 			if err == nil || err.Error() != jerr.Error() || verr == nil || verr.Error() != jerr.Error() {
-				t.Fatalf("DecodeJSON(%q) = %v, ValidateJSON = %v; want encoding/json's %v", tok, err, verr, jerr)
+				t.Fatalf("decodeJSON(%q) = %v, ValidateJSON = %v; want encoding/json's %v", tok, err, verr, jerr)
 			}
 			return
 		}
-		want, werr := Decode("arg", s, d)
+		want, werr := decodeURI("arg", s, d)
 		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
-			t.Fatalf("DecodeJSON(%q) = %v, Decode(%q) = %v", tok, err, s, werr)
+			t.Fatalf("decodeJSON(%q) = %v, decodeURI(%q) = %v", tok, err, s, werr)
 		}
 		if err == nil && (file.MediaType != want.MediaType || !bytes.Equal(file.Data, want.Data) || file.Name != want.Name || fmt.Sprint(file.Params) != fmt.Sprint(want.Params)) {
-			t.Fatalf("DecodeJSON(%q) = %+v, Decode = %+v", tok, file, want)
+			t.Fatalf("decodeJSON(%q) = %+v, Decode = %+v", tok, file, want)
 		}
-		if wv := Validate("arg", s, d); (verr == nil) != (wv == nil) || (verr != nil && verr.Error() != wv.Error()) {
-			t.Fatalf("ValidateJSON(%q) = %v, Validate = %v", tok, verr, wv)
+		if wv := validateURI("arg", s, d); (verr == nil) != (wv == nil) || (verr != nil && verr.Error() != wv.Error()) {
+			t.Fatalf("validateJSON(%q) = %v, Validate = %v", tok, verr, wv)
 		}
 		if verr == nil && uri != s {
-			t.Fatalf("ValidateJSON(%q) = %q, want %q", tok, uri, s)
+			t.Fatalf("validateJSON(%q) = %q, want %q", tok, uri, s)
 		}
 	})
 }
 
 // member is one member of a JSON object, value compacted.
-type member struct{ key, val string }
-
-// members lists the members of the object b in order with encoding/json.
-func members(t *testing.T, b []byte) []member {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("members(%q): %v %v", b, tok, err)
-	}
-	var out []member
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, member{k.(string), compact(t, raw)})
-	}
-	return out
-}
-
-func compact(t *testing.T, b []byte) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatalf("compact(%q): %v", b, err)
-	}
-	return buf.String()
-}
-
-// FuzzScanObject checks scanObject against encoding/json: the same verdict
-// and error for every input; for an object, the file calls and rest hold
-// exactly its members, in order, split by keys.lookup. scanArray is
-// checked on every array value found.
-func FuzzScanObject(f *testing.F) {
-	for _, s := range []string{
-		`{}`, `{"image":"data:,x","name":"n"}`, `{"Image":1,"IMAGE":2,"docs":["a","b"]}`,
-		`{"\u0069mage":"x","a":{"b":[1,2,{"c":null}]},"d":-1.5e3}`, ` {"a" : [ true , false ] } `,
-		`{"ſk":1,"K":2,"k":3}`, `{"a":"\ud800"}`, `[1,2]`, `null`, `{"a":1}x`, `{"a":01}`, `{"a":"x` + "\t" + `"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	fields := newKeyIndex([]string{"name", "image", "docs", "sk", "k"}, "image", "docs", "k")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var calls []member
-		rest, err := scanObject(b, fields, func(i int, val []byte) error {
-			calls = append(calls, member{fmt.Sprint(i), string(val)})
-			return nil
-		})
-		t0 := trimWS(b)
-		if len(t0) == 0 || t0[0] != '{' {
-			if err != nil || !bytes.Equal(rest, b) {
-				t.Fatalf("scanObject(%q) on a non-object = %q, %v; want b, nil", b, rest, err)
-			}
-			return
-		}
-		valid := json.Valid(b)
-		if valid != (err == nil) {
-			t.Fatalf("scanObject(%q) error %v, json.Valid %v", b, err, valid)
-		}
-		if !valid {
-			if want := json.Unmarshal(b, new(struct{})); err.Error() != want.Error() {
-				t.Fatalf("scanObject(%q) error %q, encoding/json %q", b, err, want)
-			}
-			if calls != nil {
-				t.Fatalf("scanObject(%q) called file on malformed input", b)
-			}
-			return
-		}
-		var wantCalls, wantRest []member
-		for _, m := range members(t, b) {
-			if i := fields.lookup([]byte(m.key)); i >= 0 {
-				wantCalls = append(wantCalls, member{fmt.Sprint(i), m.val})
-			} else {
-				wantRest = append(wantRest, m)
-			}
-		}
-		if len(calls) != len(wantCalls) {
-			t.Fatalf("scanObject(%q) calls %q, want %q", b, calls, wantCalls)
-		}
-		for i := range calls {
-			if calls[i].key != wantCalls[i].key || compact(t, []byte(calls[i].val)) != wantCalls[i].val || calls[i].val != string(trimWS([]byte(calls[i].val))) {
-				t.Fatalf("scanObject(%q) call %d = %q, want %q", b, i, calls[i], wantCalls[i])
-			}
-			if v := []byte(calls[i].val); v[0] == '[' {
-				var arr []json.RawMessage
-				if err := json.Unmarshal(v, &arr); err != nil {
-					t.Fatal(err)
-				}
-				n, err := scanArray("docs", v, fileProp{maxItems: len(arr) + 1}, func(k int, tok []byte) error {
-					if compact(t, tok) != compact(t, arr[k]) {
-						t.Fatalf("scanArray(%q) item %d = %q, want %q", v, k, tok, arr[k])
-					}
-					return nil
-				})
-				if err != nil || n != len(arr) {
-					t.Fatalf("scanArray(%q) = %d, %v; want %d", v, n, err, len(arr))
-				}
-			}
-		}
-		if len(wantRest) == 0 {
-			if rest != nil {
-				t.Fatalf("scanObject(%q) rest %q, want nil", b, rest)
-			}
-			return
-		}
-		if !json.Valid(rest) {
-			t.Fatalf("scanObject(%q) rest %q is not valid JSON", b, rest)
-		}
-		got := members(t, rest)
-		if fmt.Sprint(got) != fmt.Sprint(wantRest) {
-			t.Fatalf("scanObject(%q) rest %q = %q, want %q", b, rest, got, wantRest)
-		}
-	})
-}
-
 // FuzzBase64 compares the base64 path (size arithmetic, SIMD decoder,
 // line-break handling) with encoding/base64 on arbitrary payloads.
 func FuzzBase64(f *testing.F) {
@@ -327,7 +214,7 @@ func FuzzBase64(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		got, err := decodeBase64("arg", []byte(p), Descriptor{MaxSize: 1 << 20}, false)
+		got, err := decodeBase64("arg", []byte(p), descriptor.File{MaxSize: 1 << 20}, false)
 		stripped := strings.NewReplacer("\r", "", "\n", "").Replace(p)
 		enc := stdbase64.StdEncoding
 		if len(stripped)%4 != 0 {
@@ -343,9 +230,9 @@ func FuzzBase64(f *testing.F) {
 		if err == nil && len(got) != cap(got) && !strings.ContainsAny(p, "\r\n") {
 			t.Fatalf("decodeBase64(%q): cap %d, len %d", p, cap(got), len(got))
 		}
-		verr := func() *Error {
-			var prefix [sniffLen]byte
-			_, e := validateBase64("arg", []byte(p), Descriptor{MaxSize: 1 << 20}, false, prefix[:])
+		verr := func() *runtime.Error {
+			var prefix [content.SniffLen]byte
+			_, e := validateBase64("arg", []byte(p), descriptor.File{MaxSize: 1 << 20}, false, prefix[:])
 			return e
 		}()
 		if (verr == nil) != (err == nil) || (err != nil && verr.Error() != err.Error()) {

@@ -1,4 +1,4 @@
-package runtime
+package mcpfileimpl
 
 import (
 	"encoding/base64"
@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/runtime/datauri"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
 
 // benchSizes are the decoded sizes benchmarked.
@@ -39,10 +42,10 @@ func benchToken(enc string, n int) (tok []byte, decoded int) {
 	var uri string
 	switch enc {
 	case "base64":
-		uri = Encode("image/png", benchPNG(n))
+		uri = datauri.Encode("image/png", benchPNG(n))
 	case "base64-escaped":
 		// As PHP's json_encode writes it: every '/' escaped.
-		tok, _ := json.Marshal(Encode("image/png", benchPNG(n)))
+		tok, _ := json.Marshal(datauri.Encode("image/png", benchPNG(n)))
 		return []byte(strings.ReplaceAll(string(tok), "/", `\/`)), n
 	default:
 		uri = "data:text/plain," + url.PathEscape(string(benchText(n)))
@@ -77,7 +80,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 	for _, enc := range []string{"base64", "base64-escaped", "percent"} {
 		for _, size := range benchSizes {
 			tok, n := benchToken(enc, size.n)
-			d := Descriptor{MaxSize: 32 << 20}
+			d := descriptor.File{MaxSize: 32 << 20}
 			b.Run("enc="+enc+"/size="+size.name+"/impl=baseline", func(b *testing.B) {
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
@@ -91,7 +94,7 @@ func BenchmarkDecodeJSON(b *testing.B) {
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
 				for b.Loop() {
-					if f, err := DecodeJSON("f", tok, d); err != nil || len(f.Data) != n {
+					if f, err := decodeJSON("f", tok, d); err != nil || len(f.Data) != n {
 						b.Fatal(err, len(f.Data))
 					}
 				}
@@ -103,12 +106,12 @@ func BenchmarkDecodeJSON(b *testing.B) {
 // BenchmarkDecode is Decode from a Go string (the URI already unmarshalled).
 func BenchmarkDecode(b *testing.B) {
 	for _, size := range benchSizes {
-		uri := Encode("image/png", benchPNG(size.n))
+		uri := datauri.Encode("image/png", benchPNG(size.n))
 		b.Run("enc=base64/size="+size.name, func(b *testing.B) {
 			b.SetBytes(int64(size.n))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Decode("f", uri, Descriptor{}); err != nil {
+				if _, err := decodeURI("f", uri, descriptor.File{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -124,7 +127,7 @@ func BenchmarkValidateJSON(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ValidateJSON("f", tok, Descriptor{}); err != nil {
+				if _, err := validateJSON("f", tok, descriptor.File{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -135,38 +138,3 @@ func BenchmarkValidateJSON(b *testing.B) {
 // BenchmarkScanObject walks a 7 MB arguments object whose one file member is
 // a 5 MiB base64 file, next to encoding/json checking and decoding the
 // same object into a struct with the URI as a string.
-func BenchmarkScanObject(b *testing.B) {
-	tok, _ := benchToken("base64", 5<<20)
-	other := make(map[string]string)
-	for i := range 2000 {
-		other["k"+strconv.Itoa(i)] = strings.Repeat("v", 1000)
-	}
-	ob, _ := json.Marshal(other)
-	args := []byte(`{"prompt":"Describe the image.","image":` + string(tok) + `,"other":` + string(ob) + `}`)
-	fields := newKeyIndex([]string{"prompt", "image", "other"}, "image")
-	b.Run("impl=baseline", func(b *testing.B) {
-		b.SetBytes(int64(len(args)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var v struct {
-				Prompt string
-				Image  string
-				Other  json.RawMessage
-			}
-			if err := json.Unmarshal(args, &v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("impl=runtime", func(b *testing.B) {
-		b.SetBytes(int64(len(args)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var img []byte
-			rest, err := scanObject(args, fields, func(i int, val []byte) error { img = val; return nil })
-			if err != nil || len(img) != len(tok) || len(rest) == 0 {
-				b.Fatal(err)
-			}
-		}
-	})
-}

@@ -1,4 +1,9 @@
-package runtime
+// Package content is the content check of file values: whether the first
+// bytes of a file are what its declared media type says. The runtime's
+// decoder runs it on every file unless the field turns it off; the
+// runtime's error texts use its names for what the bytes are. See the
+// runtime's package documentation, "Content check", for the rules.
+package content
 
 import (
 	"bytes"
@@ -7,9 +12,9 @@ import (
 	"unicode/utf8"
 )
 
-// sniffLen is how many decoded bytes the content check looks at: the first
+// SniffLen is how many decoded bytes the content check looks at: the first
 // KiB, where PDF readers look for the PDF header.
-const sniffLen = 1024
+const SniffLen = 1024
 
 // A format is a kind of binary file that the content check recognises by a
 // signature at a known place in its first bytes.
@@ -19,7 +24,7 @@ type format struct {
 	// those of earlier versions.
 	name string
 	// match reports whether p, the first bytes of a file (at most
-	// sniffLen), carries the signature.
+	// SniffLen), carries the signature.
 	match func(p []byte) bool
 }
 
@@ -170,9 +175,9 @@ func zipContainer(mt string) bool {
 		mt == "application/vnd.android.package-archive"
 }
 
-// isTextual reports media types whose content is text: text/*, JSON, XML,
+// IsTextual reports media types whose content is text: text/*, JSON, XML,
 // YAML, JavaScript and the +json, +xml, +yaml structured-syntax suffixes.
-func isTextual(mt string) bool {
+func IsTextual(mt string) bool {
 	if strings.HasPrefix(mt, "text/") {
 		return true
 	}
@@ -185,11 +190,12 @@ func isTextual(mt string) bool {
 	return strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "+xml") || strings.HasSuffix(mt, "+yaml")
 }
 
-// checkContent checks the first decoded bytes of a file, prefix (at most
-// sniffLen bytes; exactly sniffLen when the file may go on), against its
-// declared media type mt and its charset parameter, "" when it has none
-// (see the package documentation, "Content check").
-func checkContent(arg, mt, charset string, prefix []byte) *Error {
+// Check checks the first decoded bytes of a file, prefix (at most SniffLen
+// bytes; exactly SniffLen when the file may go on), against its declared
+// media type mt and its charset parameter, "" when it has none. When they
+// do not match, detected names what the bytes are instead ("text/plain",
+// "image/png", "application/octet-stream").
+func Check(mt, charset string, prefix []byte) (detected string, ok bool) {
 	f := declaredFormats[mt]
 	if f == nil && zipContainer(mt) {
 		f = declaredFormats["application/zip"]
@@ -197,18 +203,18 @@ func checkContent(arg, mt, charset string, prefix []byte) *Error {
 	switch {
 	case f != nil:
 		if !f.match(prefix) {
-			return &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: sniff(prefix)}
+			return sniff(prefix), false
 		}
-	case isTextual(mt) && legacyCharset(charset):
+	case IsTextual(mt) && legacyCharset(charset):
 		if !isLegacyText(prefix) {
-			return &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: sniff(prefix)}
+			return sniff(prefix), false
 		}
-	case isTextual(mt):
-		if !isText(prefix, len(prefix) >= sniffLen) {
-			return &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: sniff(prefix)}
+	case IsTextual(mt):
+		if !isText(prefix, len(prefix) >= SniffLen) {
+			return sniff(prefix), false
 		}
 	}
-	return nil
+	return "", true
 }
 
 // sniff names what the bytes of p are, for Error.Detected: "text/plain"
@@ -217,7 +223,7 @@ func checkContent(arg, mt, charset string, prefix []byte) *Error {
 // all the bytes and a signature on a few: a CSV that starts "BMI," is text,
 // not a bitmap. sniff decides nothing; checkContent does.
 func sniff(p []byte) string {
-	if isText(p, len(p) >= sniffLen) {
+	if isText(p, len(p) >= SniffLen) {
 		return "text/plain"
 	}
 	for i := range formats {
@@ -352,4 +358,16 @@ func isUTF16(p []byte, be bool, cut bool) bool {
 		}
 	}
 	return i == len(p) || cut
+}
+
+// Describe names what the bytes detected by Check are, for an error text:
+// "text", "unrecognised binary data", or the media type.
+func Describe(d string) string {
+	switch d {
+	case "", "application/octet-stream":
+		return "unrecognised binary data"
+	case "text/plain":
+		return "text"
+	}
+	return d
 }

@@ -1,44 +1,53 @@
-package runtime
+package datauri
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// maxHeaderLen bounds the media type and parameters of a data: URI (the
+// MaxHeaderLen bounds the media type and parameters of a data: URI (the
 // part between "data:" and the comma). Longer headers are rejected without
 // looking further, so a hostile value without a comma costs no scan.
-const maxHeaderLen = 2048
+const MaxHeaderLen = 2048
 
-// header is the parsed part of a data: URI before the comma.
-type header struct {
-	mediaType string            // lower-cased type/subtype
-	params    map[string]string // other parameters, lower-cased names; nil when none
-	name      string            // sanitized legacy name= parameter
-	base64    bool
+// Header is the parsed part of a data: URI before the comma.
+type Header struct {
+	// MediaType is the lower-cased type/subtype, or RFC 2397's default
+	// "text/plain" when the URI has none.
+	MediaType string
+	// Params are the other parameters, names lower-cased, values
+	// %-decoded; nil when there are none. Without a media type, charset
+	// is US-ASCII unless given.
+	Params map[string]string
+	// Name is the %-decoded value of a name= parameter, which older drafts
+	// of SEP-2356 put in the URI; "" when there is none. It is what the
+	// client sent: sanitize it before use.
+	Name string
+	// Base64 reports the ";base64" marker.
+	Base64 bool
 }
 
-// splitURI checks the scheme of uri and splits it into its header and its
-// payload. The error is a RuleScheme or RuleURIForm *Error.
-func splitURI(arg string, uri []byte) (hdr, payload []byte, err *Error) {
-	if len(uri) < 5 || uri[4] != ':' || !asciiEqualFold(uri[:4], "data") {
-		return nil, nil, schemeError(arg, uri)
+// Split checks the scheme of uri and splits it into its header (the media
+// type and parameters) and its payload. Nothing is copied. The scheme is
+// case-insensitive; leading white space is an error, not trimmed.
+func Split(uri []byte) (header, payload []byte, err *Error) {
+	if len(uri) < 5 || uri[4] != ':' || !EqualFold(uri[:4], "data") {
+		return nil, nil, schemeError(uri)
 	}
 	rest := uri[5:]
 	lim := len(rest)
-	if lim > maxHeaderLen+1 {
-		lim = maxHeaderLen + 1
+	if lim > MaxHeaderLen+1 {
+		lim = MaxHeaderLen + 1
 	}
 	comma := bytes.IndexByte(rest[:lim], ',')
 	if comma < 0 {
-		if len(rest) > maxHeaderLen {
-			return nil, nil, formError(arg, "the media type and parameters are longer than 2048 bytes, or there is no comma")
+		if len(rest) > MaxHeaderLen {
+			return nil, nil, formError("the media type and parameters are longer than 2048 bytes, or there is no comma")
 		}
-		return nil, nil, formError(arg, "there is no comma before the data")
+		return nil, nil, formError("there is no comma before the data")
 	}
 	return rest[:comma], rest[comma+1:], nil
 }
@@ -47,15 +56,15 @@ func splitURI(arg string, uri []byte) (hdr, payload []byte, err *Error) {
 const maxSchemeLen = 256
 
 // schemeError describes a value that is not a data: URI.
-func schemeError(arg string, uri []byte) *Error {
-	e := &Error{Arg: arg, Rule: RuleScheme}
+func schemeError(uri []byte) *Error {
+	e := &Error{NotData: true}
 	if len(uri) == 0 {
 		e.Reason = "an empty string"
 		return e
 	}
 	trimmed := strings.TrimSpace(string(uri[:min(len(uri), 16)]))
 	if len(trimmed) >= 5 && trimmed[4] == ':' && strings.EqualFold(trimmed[:4], "data") {
-		return formError(arg, "it has leading whitespace")
+		return formError("it has leading whitespace")
 	}
 	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":", looked for
 	// in the first maxSchemeLen bytes only.
@@ -64,7 +73,7 @@ func schemeError(arg string, uri []byte) *Error {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
 		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
 		case i > 0 && c == ':':
-			s := strings.ToLower(string(uri[:min(i, maxEcho+1)]))
+			s := strings.ToLower(string(uri[:min(i, MaxEcho+1)]))
 			e.Scheme = s
 			return e
 		default:
@@ -76,9 +85,33 @@ func schemeError(arg string, uri []byte) *Error {
 	return e
 }
 
-func formError(arg, reason string) *Error {
-	return &Error{Arg: arg, Rule: RuleURIForm, Reason: reason}
+// MaxEcho is the longest scheme an Error keeps (and a caller should quote).
+const MaxEcho = 64
+
+// Error says why a value is not a valid data: URI. Its fields are written
+// by this package and hold no part of the value but a scheme, lower-cased
+// and cut to MaxEcho bytes.
+type Error struct {
+	// NotData reports a value that is not a data: URI at all: then Scheme
+	// is its scheme ("https"), or Reason what it is instead ("an empty
+	// string", "a value without a scheme").
+	NotData bool
+	Scheme  string
+	// Reason says what is wrong with the URI's form when NotData is false.
+	Reason string
 }
+
+func (e *Error) Error() string {
+	switch {
+	case e.NotData && e.Scheme != "":
+		return "not a data: URI: scheme " + strconv.Quote(e.Scheme+":")
+	case e.NotData:
+		return "not a data: URI: " + e.Reason
+	}
+	return "invalid data: URI: " + e.Reason
+}
+
+func formError(reason string) *Error { return &Error{Reason: reason} }
 
 // parseHeader parses the media type and parameters of a data: URI:
 //
@@ -91,11 +124,20 @@ func formError(arg, reason string) *Error {
 // hasInvisible). Parameter names are case-insensitive and may not repeat.
 // Without a type/subtype, RFC 2397's default text/plain applies, with
 // charset=US-ASCII unless a charset parameter is given. A name parameter
-// (older drafts) is sanitized into name and left out of params.
-func parseHeader(h []byte) (header, string) {
-	var out header
-	if n := len(h); n >= 7 && h[n-7] == ';' && asciiEqualFold(h[n-6:], "base64") {
-		out.base64 = true
+// (older drafts) is decoded into Name and left out of Params.
+func ParseHeader(h []byte) (Header, *Error) {
+	out, reason := parseHeader(h)
+	if reason != "" {
+		return out, formError(reason)
+	}
+	return out, nil
+}
+
+// parseHeader implements ParseHeader, giving the reason of an error.
+func parseHeader(h []byte) (Header, string) {
+	var out Header
+	if n := len(h); n >= 7 && h[n-7] == ';' && EqualFold(h[n-6:], "base64") {
+		out.Base64 = true
 		h = h[:n-7]
 	}
 	mt := h
@@ -104,13 +146,13 @@ func parseHeader(h []byte) (header, string) {
 		mt, ps = h[:i], h[i:]
 	}
 	if len(mt) == 0 {
-		out.mediaType = "text/plain"
+		out.MediaType = "text/plain"
 	} else {
 		slash := bytes.IndexByte(mt, '/')
 		if slash < 0 || !isToken(mt[:slash]) || !isToken(mt[slash+1:]) {
 			return out, "the media type is not of the form type/subtype"
 		}
-		out.mediaType = lowerMediaType(mt)
+		out.MediaType = lowerMediaType(mt)
 	}
 	for len(ps) > 0 {
 		ps = ps[1:] // the ';'
@@ -122,7 +164,7 @@ func parseHeader(h []byte) (header, string) {
 		}
 		eq := bytes.IndexByte(seg, '=')
 		if eq < 0 {
-			if asciiEqualFold(seg, "base64") {
+			if EqualFold(seg, "base64") {
 				return out, `";base64" must come last, right before the comma`
 			}
 			return out, "a media type parameter has no value"
@@ -137,29 +179,29 @@ func parseHeader(h []byte) (header, string) {
 		}
 		name := strings.ToLower(string(attr))
 		if name == "name" {
-			if out.name != "" {
+			if out.Name != "" {
 				return out, "a media type parameter is repeated"
 			}
-			out.name = SanitizeName(v)
+			out.Name = v
 			continue
 		}
 		if hasInvisible(v) {
 			return out, "a media type parameter has an invalid value"
 		}
-		if _, dup := out.params[name]; dup {
+		if _, dup := out.Params[name]; dup {
 			return out, "a media type parameter is repeated"
 		}
-		if out.params == nil {
-			out.params = make(map[string]string, 1)
+		if out.Params == nil {
+			out.Params = make(map[string]string, 1)
 		}
-		out.params[name] = v
+		out.Params[name] = v
 	}
 	if len(mt) == 0 {
-		if _, ok := out.params["charset"]; !ok {
-			if out.params == nil {
-				out.params = make(map[string]string, 1)
+		if _, ok := out.Params["charset"]; !ok {
+			if out.Params == nil {
+				out.Params = make(map[string]string, 1)
 			}
-			out.params["charset"] = "US-ASCII"
+			out.Params["charset"] = "US-ASCII"
 		}
 	}
 	return out, ""
@@ -204,7 +246,7 @@ func decodeParamValue(v []byte) (string, bool) {
 // (a charset, say). So a URI whose parameter holds one is refused
 // (RuleURIForm), as one with a control character is. The name parameter
 // is the exception: it is sanitized instead, as companion names are (see
-// SanitizeName), for a file name is more likely to carry them honestly.
+// the runtime's SanitizeName), for a file name is more likely to carry them honestly.
 func hasInvisible(s string) bool {
 	for _, r := range s {
 		if r >= utf8.RuneSelf && unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
@@ -212,58 +254,6 @@ func hasInvisible(s string) bool {
 		}
 	}
 	return false
-}
-
-// printableText returns s as it is when every rune of it is printable
-// (strconv.IsPrint), and quoted with Go escapes otherwise, so that a
-// control, format or separator character in a value a File prints shows
-// as an escape (\u202e) instead of acting on the text around it.
-func printableText(s string) string {
-	for _, r := range s {
-		if !strconv.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
-
-// printableParams formats media-type parameters as fmt's %v prints a map
-// (map[charset:utf-8], keys sorted), except that a key or value that is
-// not made of RFC 2045 token characters is quoted with Go escapes: a
-// parameter prints on one line, without control or format characters, and
-// cannot pass for the fields printed after it.
-func printableParams(params map[string]string) string {
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	b.WriteString("map[")
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(tokenOrQuoted(k))
-		b.WriteByte(':')
-		b.WriteString(tokenOrQuoted(params[k]))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// tokenOrQuoted returns s as it is when it is a non-empty RFC 2045 token,
-// and quoted with Go escapes otherwise.
-func tokenOrQuoted(s string) string {
-	for i := 0; i < len(s); i++ {
-		if !tokenChar[s[i]] {
-			return strconv.Quote(s)
-		}
-	}
-	if s == "" {
-		return `""`
-	}
-	return s
 }
 
 // tokenChar reports the RFC 2045 token characters: printable ASCII except
@@ -274,6 +264,9 @@ var tokenChar = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// IsToken reports whether s is a non-empty RFC 2045 token without "*".
+func IsToken(s string) bool { return isToken([]byte(s)) }
 
 // isToken reports whether b is a non-empty RFC 2045 token without "*".
 func isToken(b []byte) bool {
@@ -299,16 +292,16 @@ var commonTypes = [...]string{
 // lowerMediaType returns b lower-cased as a string.
 func lowerMediaType(b []byte) string {
 	for _, t := range commonTypes {
-		if asciiEqualFold(b, t) {
+		if EqualFold(b, t) {
 			return t
 		}
 	}
 	return strings.ToLower(string(b))
 }
 
-// asciiEqualFold reports whether b equals the lower-case ASCII string s,
+// EqualFold reports whether b equals the lower-case ASCII string s,
 // ignoring ASCII case.
-func asciiEqualFold(b []byte, s string) bool {
+func EqualFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}

@@ -1,4 +1,4 @@
-package runtime
+package mcpfileimpl
 
 import (
 	"archive/zip"
@@ -16,6 +16,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/datauri"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	asmbase64 "github.com/segmentio/asm/base64"
 )
 
@@ -87,21 +90,21 @@ func TestDecodeForms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := Decode("file", tt.uri, Descriptor{})
+			f, err := decodeURI("file", tt.uri, descriptor.File{})
 			if err != nil {
-				t.Fatalf("Decode(%q) error: %v", tt.uri, err)
+				t.Fatalf("decodeURI(%q) error: %v", tt.uri, err)
 			}
 			if f.MediaType != tt.wantType || string(f.Data) != tt.wantData {
-				t.Errorf("Decode(%q) = %q %q, want %q %q", tt.uri, f.MediaType, f.Data, tt.wantType, tt.wantData)
+				t.Errorf("decodeURI(%q) = %q %q, want %q %q", tt.uri, f.MediaType, f.Data, tt.wantType, tt.wantData)
 			}
 			if !mapsEqual(f.Params, tt.wantParam) {
-				t.Errorf("Decode(%q).Params = %v, want %v", tt.uri, f.Params, tt.wantParam)
+				t.Errorf("decodeURI(%q).Params = %v, want %v", tt.uri, f.Params, tt.wantParam)
 			}
 			if len(f.Data) != cap(f.Data) && !strings.Contains(tt.name, "line break") {
-				t.Errorf("Decode(%q): cap(Data) = %d, len %d: want one buffer of the decoded size", tt.uri, cap(f.Data), len(f.Data))
+				t.Errorf("decodeURI(%q): cap(Data) = %d, len %d: want one buffer of the decoded size", tt.uri, cap(f.Data), len(f.Data))
 			}
-			if err := Validate("file", tt.uri, Descriptor{}); err != nil {
-				t.Errorf("Validate(%q) = %v, want nil", tt.uri, err)
+			if err := validateURI("file", tt.uri, descriptor.File{}); err != nil {
+				t.Errorf("validateURI(%q) = %v, want nil", tt.uri, err)
 			}
 		})
 	}
@@ -120,23 +123,23 @@ func mapsEqual(a, b map[string]string) bool {
 }
 
 func TestDecodeSEPPNG(t *testing.T) {
-	f, err := Decode("image", sepPNG, Descriptor{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 5242880})
+	f, err := decodeURI("image", sepPNG, descriptor.File{Accept: []string{"image/png", "image/jpeg"}, MaxSize: 5242880})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.MediaType != "image/png" || len(f.Data) != 70 || !bytes.HasPrefix(f.Data, []byte("\x89PNG\r\n\x1a\n")) {
-		t.Errorf("Decode(sepPNG) = %s, want image/png of 70 bytes", f)
+		t.Errorf("decodeURI(sepPNG) = %s, want image/png of 70 bytes", f)
 	}
 	if f.Params != nil || f.Name != "" {
-		t.Errorf("Decode(sepPNG) Params %v Name %q, want none", f.Params, f.Name)
+		t.Errorf("decodeURI(sepPNG) Params %v Name %q, want none", f.Params, f.Name)
 	}
 }
 
-func wantRule(t *testing.T, call string, err error, rule Rule) *Error {
+func wantRule(t *testing.T, call string, err error, rule runtime.Rule) *runtime.Error {
 	t.Helper()
-	var e *Error
+	var e *runtime.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("%s = %v (%T), want *Error with rule %s", call, err, err, rule)
+		t.Fatalf("%s = %v (%T), want *runtime.Error with rule %s", call, err, err, rule)
 	}
 	if e.Rule != rule {
 		t.Fatalf("%s: rule %s (%v), want %s", call, e.Rule, e, rule)
@@ -162,13 +165,13 @@ func TestDecodeSchemes(t *testing.T) {
 		{strings.Repeat("a", 200) + ":x", `Argument 'image' is not a data: URI: received scheme "` + strings.Repeat("a", 64) + `…:", only data: URIs are accepted.`},
 	}
 	for _, tt := range tests {
-		_, err := Decode("image", tt.uri, Descriptor{})
-		e := wantRule(t, "Decode("+tt.uri+")", err, RuleScheme)
+		_, err := decodeURI("image", tt.uri, descriptor.File{})
+		e := wantRule(t, "decodeURI("+tt.uri+")", err, runtime.RuleScheme)
 		if e.Error() != tt.want {
-			t.Errorf("Decode(%q) error\n got %s\nwant %s", tt.uri, e, tt.want)
+			t.Errorf("decodeURI(%q) error\n got %s\nwant %s", tt.uri, e, tt.want)
 		}
-		if err := Validate("image", tt.uri, Descriptor{}); err == nil || err.Error() != tt.want {
-			t.Errorf("Validate(%q) = %v, want %s", tt.uri, err, tt.want)
+		if err := validateURI("image", tt.uri, descriptor.File{}); err == nil || err.Error() != tt.want {
+			t.Errorf("validateURI(%q) = %v, want %s", tt.uri, err, tt.want)
 		}
 	}
 }
@@ -221,16 +224,16 @@ func TestDecodeMalformed(t *testing.T) {
 		{"data:text/plain;name=a;name=b,hi", "a media type parameter is repeated"},
 	}
 	for _, tt := range tests {
-		_, err := Decode("image", tt.uri, Descriptor{NoSniff: true})
-		e := wantRule(t, "Decode("+tt.uri+")", err, RuleURIForm)
+		_, err := decodeURI("image", tt.uri, descriptor.File{NoSniff: true})
+		e := wantRule(t, "decodeURI("+tt.uri+")", err, runtime.RuleURIForm)
 		want := "Argument 'image' is not a valid data: URI: " + tt.reason + "; the form is data:[<mediatype>][;base64],<data>."
 		if e.Error() != want {
-			t.Errorf("Decode(%q) error\n got %s\nwant %s", tt.uri, e, want)
+			t.Errorf("decodeURI(%q) error\n got %s\nwant %s", tt.uri, e, want)
 		}
-		if err := Validate("image", tt.uri, Descriptor{NoSniff: true}); err == nil {
-			t.Errorf("Validate(%q) = nil, want an error", tt.uri)
+		if err := validateURI("image", tt.uri, descriptor.File{NoSniff: true}); err == nil {
+			t.Errorf("validateURI(%q) = nil, want an error", tt.uri)
 		} else if !strings.Contains(err.Error(), strings.SplitN(tt.reason, " (", 2)[0]) {
-			t.Errorf("Validate(%q) = %v, want reason %q", tt.uri, err, tt.reason)
+			t.Errorf("validateURI(%q) = %v, want reason %q", tt.uri, err, tt.reason)
 		}
 	}
 }
@@ -271,16 +274,16 @@ func TestAccepts(t *testing.T) {
 		{[]string{"text/plain"}, "text/plain; charset=US-ASCII", true},
 	}
 	for _, tt := range tests {
-		if got := (Descriptor{Accept: tt.accept}).Accepts(tt.mt); got != tt.want {
-			t.Errorf("Descriptor{Accept: %q}.Accepts(%q) = %v, want %v", tt.accept, tt.mt, got, tt.want)
+		if got := (descriptor.File{Accept: tt.accept}).Accepts(tt.mt); got != tt.want {
+			t.Errorf("descriptor.File{Accept: %q}.Accepts(%q) = %v, want %v", tt.accept, tt.mt, got, tt.want)
 		}
 	}
 }
 
 func TestDecodeMediaType(t *testing.T) {
-	d := Descriptor{Accept: []string{"image/png", "image/jpeg", ".png"}}
-	_, err := Decode("image", "data:text/plain,hello", d)
-	e := wantRule(t, "Decode", err, RuleMediaType)
+	d := descriptor.File{Accept: []string{"image/png", "image/jpeg", ".png"}}
+	_, err := decodeURI("image", "data:text/plain,hello", d)
+	e := wantRule(t, "Decode", err, runtime.RuleMediaType)
 	want := `Argument 'image' has a media type that accept does not allow: received "text/plain", allowed are image/png, image/jpeg.`
 	if e.Error() != want {
 		t.Errorf("error\n got %s\nwant %s", e, want)
@@ -289,15 +292,15 @@ func TestDecodeMediaType(t *testing.T) {
 		t.Errorf("error fields MediaType %q Allowed %q", e.MediaType, e.Allowed)
 	}
 	// No media type: RFC 2397's text/plain is what accept sees.
-	_, err = Decode("image", "data:,hello", d)
-	wantRule(t, "Decode(data:,hello)", err, RuleMediaType)
+	_, err = decodeURI("image", "data:,hello", d)
+	wantRule(t, "decodeURI(data:,hello)", err, runtime.RuleMediaType)
 	// Case and parameters do not matter.
-	if _, err := Decode("image", "data:IMAGE/PNG;foo=bar;base64,"+sepPNG[len("data:image/png;base64,"):], d); err != nil {
-		t.Errorf("Decode(IMAGE/PNG with a parameter) = %v", err)
+	if _, err := decodeURI("image", "data:IMAGE/PNG;foo=bar;base64,"+sepPNG[len("data:image/png;base64,"):], d); err != nil {
+		t.Errorf("decodeURI(IMAGE/PNG with a parameter) = %v", err)
 	}
 	// Wildcards.
-	if _, err := Decode("photo", sepPNG, Descriptor{Accept: []string{"image/*"}}); err != nil {
-		t.Errorf("Decode(png, image/*) = %v", err)
+	if _, err := decodeURI("photo", sepPNG, descriptor.File{Accept: []string{"image/*"}}); err != nil {
+		t.Errorf("decodeURI(png, image/*) = %v", err)
 	}
 }
 
@@ -307,77 +310,77 @@ func TestDecodeMaxSize(t *testing.T) {
 	raw := "data:text/plain;base64," + base64.RawStdEncoding.EncodeToString(data)
 	pct := "data:text/plain," + strings.Repeat("%78", 50) + strings.Repeat("x", 50)
 	for _, uri := range []string{b64, raw, pct} {
-		if f, err := Decode("doc", uri, Descriptor{MaxSize: 100}); err != nil || len(f.Data) != 100 {
-			t.Errorf("Decode(100 bytes, maxSize 100) = %d bytes, %v; want accepted", len(f.Data), err)
+		if f, err := decodeURI("doc", uri, descriptor.File{MaxSize: 100}); err != nil || len(f.Data) != 100 {
+			t.Errorf("decodeURI(100 bytes, maxSize 100) = %d bytes, %v; want accepted", len(f.Data), err)
 		}
-		if err := Validate("doc", uri, Descriptor{MaxSize: 100}); err != nil {
-			t.Errorf("Validate(100 bytes, maxSize 100) = %v", err)
+		if err := validateURI("doc", uri, descriptor.File{MaxSize: 100}); err != nil {
+			t.Errorf("validateURI(100 bytes, maxSize 100) = %v", err)
 		}
-		_, err := Decode("doc", uri, Descriptor{MaxSize: 99})
-		e := wantRule(t, "Decode(100 bytes, maxSize 99)", err, RuleMaxSize)
+		_, err := decodeURI("doc", uri, descriptor.File{MaxSize: 99})
+		e := wantRule(t, "decodeURI(100 bytes, maxSize 99)", err, runtime.RuleMaxSize)
 		if want := "Argument 'doc' exceeds maxSize: received 100 bytes, limit is 99."; e.Error() != want {
 			t.Errorf("error\n got %s\nwant %s", e, want)
 		}
 		if e.Received != 100 || e.Limit != 99 {
 			t.Errorf("error Received %d Limit %d, want 100 99", e.Received, e.Limit)
 		}
-		if err := Validate("doc", uri, Descriptor{MaxSize: 99}); err == nil || err.Error() != e.Error() {
-			t.Errorf("Validate(100 bytes, maxSize 99) = %v, want %v", err, e)
+		if err := validateURI("doc", uri, descriptor.File{MaxSize: 99}); err == nil || err.Error() != e.Error() {
+			t.Errorf("validateURI(100 bytes, maxSize 99) = %v, want %v", err, e)
 		}
 	}
 	// Sizes of every padding case.
 	for n := 0; n < 12; n++ {
-		uri := Encode("application/octet-stream", make([]byte, n))
-		if _, err := Decode("f", uri, Descriptor{MaxSize: int64(max(n, 1))}); err != nil {
-			t.Errorf("Decode(%d bytes, maxSize %d) = %v", n, max(n, 1), err)
+		uri := datauri.Encode("application/octet-stream", make([]byte, n))
+		if _, err := decodeURI("f", uri, descriptor.File{MaxSize: int64(max(n, 1))}); err != nil {
+			t.Errorf("decodeURI(%d bytes, maxSize %d) = %v", n, max(n, 1), err)
 		}
 		if n > 1 {
-			if _, err := Decode("f", uri, Descriptor{MaxSize: int64(n - 1)}); err == nil {
-				t.Errorf("Decode(%d bytes, maxSize %d) = nil, want maxSize", n, n-1)
+			if _, err := decodeURI("f", uri, descriptor.File{MaxSize: int64(n - 1)}); err == nil {
+				t.Errorf("decodeURI(%d bytes, maxSize %d) = nil, want maxSize", n, n-1)
 			}
 		}
 	}
 	// Line breaks do not count, padding is found behind them.
 	for _, uri := range []string{"data:text/plain;base64,SGVs\nbG8=\r\n", "data:text/plain;base64,SGVsbG8\n=", "data:text/plain;base64,\nSGVsbG8"} {
-		if f, err := Decode("doc", uri, Descriptor{MaxSize: 5}); err != nil || string(f.Data) != "Hello" {
-			t.Errorf("Decode(%q, maxSize 5) = %q, %v; want Hello", uri, f.Data, err)
+		if f, err := decodeURI("doc", uri, descriptor.File{MaxSize: 5}); err != nil || string(f.Data) != "Hello" {
+			t.Errorf("decodeURI(%q, maxSize 5) = %q, %v; want Hello", uri, f.Data, err)
 		}
-		if err := Validate("doc", uri, Descriptor{MaxSize: 5}); err != nil {
-			t.Errorf("Validate(%q, maxSize 5) = %v", uri, err)
+		if err := validateURI("doc", uri, descriptor.File{MaxSize: 5}); err != nil {
+			t.Errorf("validateURI(%q, maxSize 5) = %v", uri, err)
 		}
-		if _, err := Decode("doc", uri, Descriptor{MaxSize: 4}); err == nil {
-			t.Errorf("Decode(%q, maxSize 4) = nil, want maxSize", uri)
+		if _, err := decodeURI("doc", uri, descriptor.File{MaxSize: 4}); err == nil {
+			t.Errorf("decodeURI(%q, maxSize 4) = nil, want maxSize", uri)
 		}
 	}
 	lb := "data:text/plain;base64," + strings.Repeat("eHh4\r\n", 33) + "eA=="
-	if f, err := Decode("doc", lb, Descriptor{MaxSize: 100}); err != nil || len(f.Data) != 100 {
-		t.Errorf("Decode(wrapped 100 bytes, maxSize 100) = %d, %v", len(f.Data), err)
+	if f, err := decodeURI("doc", lb, descriptor.File{MaxSize: 100}); err != nil || len(f.Data) != 100 {
+		t.Errorf("decodeURI(wrapped 100 bytes, maxSize 100) = %d, %v", len(f.Data), err)
 	}
-	if _, err := Decode("doc", lb, Descriptor{MaxSize: 99}); err == nil {
-		t.Errorf("Decode(wrapped 100 bytes, maxSize 99) = nil, want maxSize")
+	if _, err := decodeURI("doc", lb, descriptor.File{MaxSize: 99}); err == nil {
+		t.Errorf("decodeURI(wrapped 100 bytes, maxSize 99) = nil, want maxSize")
 	}
-	if err := Validate("doc", lb, Descriptor{MaxSize: 100}); err != nil {
-		t.Errorf("Validate(wrapped 100 bytes, maxSize 100) = %v", err)
+	if err := validateURI("doc", lb, descriptor.File{MaxSize: 100}); err != nil {
+		t.Errorf("validateURI(wrapped 100 bytes, maxSize 100) = %v", err)
 	}
 }
 
 func TestDefaultMaxSize(t *testing.T) {
-	if DefaultMaxSize != 32<<20 {
-		t.Fatalf("DefaultMaxSize = %d, want 32 MiB", DefaultMaxSize)
+	if runtime.DefaultMaxSize != 32<<20 {
+		t.Fatalf("runtime.DefaultMaxSize = %d, want 32 MiB", runtime.DefaultMaxSize)
 	}
-	defer func(v int64) { DefaultMaxSize = v }(DefaultMaxSize)
-	DefaultMaxSize = 10
-	_, err := Decode("f", Encode("application/octet-stream", make([]byte, 11)), Descriptor{})
-	e := wantRule(t, "Decode(11 bytes, default 10)", err, RuleMaxSize)
+	defer func(v int64) { runtime.DefaultMaxSize = v }(runtime.DefaultMaxSize)
+	runtime.DefaultMaxSize = 10
+	_, err := decodeURI("f", datauri.Encode("application/octet-stream", make([]byte, 11)), descriptor.File{})
+	e := wantRule(t, "decodeURI(11 bytes, default 10)", err, runtime.RuleMaxSize)
 	if e.Limit != 10 {
 		t.Errorf("Limit = %d, want 10", e.Limit)
 	}
-	if _, err := Decode("f", Encode("application/octet-stream", make([]byte, 10)), Descriptor{}); err != nil {
-		t.Errorf("Decode(10 bytes, default 10) = %v", err)
+	if _, err := decodeURI("f", datauri.Encode("application/octet-stream", make([]byte, 10)), descriptor.File{}); err != nil {
+		t.Errorf("decodeURI(10 bytes, default 10) = %v", err)
 	}
 	// An explicit MaxSize overrides the default, also upwards.
-	if _, err := Decode("f", Encode("application/octet-stream", make([]byte, 11)), Descriptor{MaxSize: 11}); err != nil {
-		t.Errorf("Decode(11 bytes, maxSize 11, default 10) = %v", err)
+	if _, err := decodeURI("f", datauri.Encode("application/octet-stream", make([]byte, 11)), descriptor.File{MaxSize: 11}); err != nil {
+		t.Errorf("decodeURI(11 bytes, maxSize 11, default 10) = %v", err)
 	}
 }
 
@@ -394,20 +397,20 @@ func TestMaxSizeBeforeAllocation(t *testing.T) {
 		name string
 		f    func() error
 	}{
-		{"Decode base64", func() error { _, err := Decode("f", big, Descriptor{MaxSize: 1 << 20}); return err }},
-		{"Decode percent", func() error { _, err := Decode("f", pct, Descriptor{MaxSize: 1 << 20}); return err }},
-		{"Decode default", func() error { _, err := Decode("f", big, Descriptor{}); return err }},
-		{"DecodeJSON", func() error { _, err := DecodeJSON("f", tok, Descriptor{MaxSize: 1 << 20}); return err }},
-		{"Validate", func() error { return Validate("f", big, Descriptor{MaxSize: 1 << 20}) }},
-		{"DecodeJSON escaped", func() error { _, err := DecodeJSON("f", esc, Descriptor{MaxSize: 1 << 20}); return err }},
-		{"DecodeJSON escaped percent", func() error { _, err := DecodeJSON("f", escPct, Descriptor{MaxSize: 1 << 20}); return err }},
-		{"ValidateJSON escaped", func() error { _, err := ValidateJSON("f", esc, Descriptor{MaxSize: 1 << 20}); return err }},
+		{"Decode base64", func() error { _, err := decodeURI("f", big, descriptor.File{MaxSize: 1 << 20}); return err }},
+		{"Decode percent", func() error { _, err := decodeURI("f", pct, descriptor.File{MaxSize: 1 << 20}); return err }},
+		{"Decode default", func() error { _, err := decodeURI("f", big, descriptor.File{}); return err }},
+		{"DecodeJSON", func() error { _, err := decodeJSON("f", tok, descriptor.File{MaxSize: 1 << 20}); return err }},
+		{"Validate", func() error { return validateURI("f", big, descriptor.File{MaxSize: 1 << 20}) }},
+		{"DecodeJSON escaped", func() error { _, err := decodeJSON("f", esc, descriptor.File{MaxSize: 1 << 20}); return err }},
+		{"DecodeJSON escaped percent", func() error { _, err := decodeJSON("f", escPct, descriptor.File{MaxSize: 1 << 20}); return err }},
+		{"ValidateJSON escaped", func() error { _, err := validateJSON("f", esc, descriptor.File{MaxSize: 1 << 20}); return err }},
 	} {
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
 		err := c.f()
 		goruntime.ReadMemStats(&after)
-		if e := wantRule(t, c.name, err, RuleMaxSize); e.Received != n/4*3 && e.Received != n/3 {
+		if e := wantRule(t, c.name, err, runtime.RuleMaxSize); e.Received != n/4*3 && e.Received != n/3 {
 			t.Errorf("%s: Received %d, want %d", c.name, e.Received, n/4*3)
 		}
 		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
@@ -473,40 +476,40 @@ func TestContentCheck(t *testing.T) {
 		{"application/msword", text, true, ""},
 	}
 	for _, tt := range tests {
-		uri := Encode(tt.mt, tt.data)
-		_, err := Decode("file", uri, Descriptor{})
-		verr := Validate("file", uri, Descriptor{})
+		uri := datauri.Encode(tt.mt, tt.data)
+		_, err := decodeURI("file", uri, descriptor.File{})
+		verr := validateURI("file", uri, descriptor.File{})
 		if tt.ok {
 			if err != nil || verr != nil {
-				t.Errorf("Decode(%s, %.12q) = %v, Validate = %v; want accepted", tt.mt, tt.data, err, verr)
+				t.Errorf("decodeURI(%s, %.12q) = %v, Validate = %v; want accepted", tt.mt, tt.data, err, verr)
 			}
 			continue
 		}
-		e := wantRule(t, "Decode("+tt.mt+")", err, RuleContent)
+		e := wantRule(t, "decodeURI("+tt.mt+")", err, runtime.RuleContent)
 		if e.Detected != tt.detected || e.MediaType != tt.mt {
-			t.Errorf("Decode(%s, %.12q): MediaType %q Detected %q, want %q %q", tt.mt, tt.data, e.MediaType, e.Detected, tt.mt, tt.detected)
+			t.Errorf("decodeURI(%s, %.12q): MediaType %q Detected %q, want %q %q", tt.mt, tt.data, e.MediaType, e.Detected, tt.mt, tt.detected)
 		}
 		if verr == nil || verr.Error() != err.Error() {
-			t.Errorf("Validate(%s) = %v, want %v", tt.mt, verr, err)
+			t.Errorf("validateURI(%s) = %v, want %v", tt.mt, verr, err)
 		}
-		if _, err := Decode("file", uri, Descriptor{NoSniff: true}); err != nil {
-			t.Errorf("Decode(%s, NoSniff) = %v, want accepted", tt.mt, err)
+		if _, err := decodeURI("file", uri, descriptor.File{NoSniff: true}); err != nil {
+			t.Errorf("decodeURI(%s, NoSniff) = %v, want accepted", tt.mt, err)
 		}
 	}
 }
 
 func TestContentErrorText(t *testing.T) {
-	_, err := Decode("image", "data:image/png;base64,aGVsbG8gd29ybGQ=", Descriptor{Accept: []string{"image/png"}})
+	_, err := decodeURI("image", "data:image/png;base64,aGVsbG8gd29ybGQ=", descriptor.File{Accept: []string{"image/png"}})
 	want := `Argument 'image' fails the content check: declared "image/png" but the bytes are text; send image/png data or declare the real media type.`
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
-	_, err = Decode("notes", Encode("text/plain", []byte{0, 1, 2, 3}), Descriptor{})
+	_, err = decodeURI("notes", datauri.Encode("text/plain", []byte{0, 1, 2, 3}), descriptor.File{})
 	want = `Argument 'notes' fails the content check: declared "text/plain" but the bytes are unrecognised binary data; send text or declare the real media type.`
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
-	_, err = Decode("notes", Encode("text/plain", mustEncodeImage(t, "png")), Descriptor{})
+	_, err = decodeURI("notes", datauri.Encode("text/plain", mustEncodeImage(t, "png")), descriptor.File{})
 	want = `Argument 'notes' fails the content check: declared "text/plain" but the bytes are image/png; send text or declare the real media type.`
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
@@ -515,18 +518,18 @@ func TestContentErrorText(t *testing.T) {
 
 func TestErrorTexts(t *testing.T) {
 	tests := []struct {
-		err  *Error
+		err  *runtime.Error
 		want string
 	}{
-		{&Error{Arg: "image", Rule: RuleMaxSize, Received: 15728640, Limit: 5242880},
+		{&runtime.Error{Arg: "image", Rule: runtime.RuleMaxSize, Received: 15728640, Limit: 5242880},
 			"Argument 'image' exceeds maxSize: received 15728640 bytes, limit is 5242880."},
-		{&Error{Arg: "documents", Rule: RuleMaxFiles, Received: 5, Limit: 3},
+		{&runtime.Error{Arg: "documents", Rule: runtime.RuleMaxFiles, Received: 5, Limit: 3},
 			"Argument 'documents' exceeds maxFiles: received 5 files, limit is 3."},
-		{&Error{Arg: "documents[1]", Rule: RuleMediaType, MediaType: "text/plain", Allowed: []string{"application/pdf"}},
+		{&runtime.Error{Arg: "documents[1]", Rule: runtime.RuleMediaType, MediaType: "text/plain", Allowed: []string{"application/pdf"}},
 			`Argument 'documents[1]' has a media type that accept does not allow: received "text/plain", allowed are application/pdf.`},
-		{&Error{Arg: "x", Rule: RuleMediaType, MediaType: strings.Repeat("a", 100), Allowed: []string{"a/b"}},
+		{&runtime.Error{Arg: "x", Rule: runtime.RuleMediaType, MediaType: strings.Repeat("a", 100), Allowed: []string{"a/b"}},
 			`Argument 'x' has a media type that accept does not allow: received "` + strings.Repeat("a", 64) + `…", allowed are a/b.`},
-		{&Error{Arg: "x", Rule: Rule("other")}, `Argument 'x' breaks rule "other".`},
+		{&runtime.Error{Arg: "x", Rule: runtime.Rule("other")}, `Argument 'x' breaks rule "other".`},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -545,16 +548,16 @@ func TestLegacyName(t *testing.T) {
 		{"data:text/plain;NAME=notes.txt;charset=utf-8,x", "notes.txt"},
 	}
 	for _, tt := range tests {
-		f, err := Decode("f", tt.uri, Descriptor{})
+		f, err := decodeURI("f", tt.uri, descriptor.File{})
 		if err != nil {
-			t.Errorf("Decode(%q) = %v", tt.uri, err)
+			t.Errorf("decodeURI(%q) = %v", tt.uri, err)
 			continue
 		}
 		if f.Name != tt.name {
-			t.Errorf("Decode(%q).Name = %q, want %q", tt.uri, f.Name, tt.name)
+			t.Errorf("decodeURI(%q).Name = %q, want %q", tt.uri, f.Name, tt.name)
 		}
 		if _, ok := f.Params["name"]; ok {
-			t.Errorf("Decode(%q).Params has name: %v", tt.uri, f.Params)
+			t.Errorf("decodeURI(%q).Params has name: %v", tt.uri, f.Params)
 		}
 	}
 }
@@ -584,12 +587,12 @@ func TestSanitizeName(t *testing.T) {
 		{strings.Repeat("a", 300), strings.Repeat("a", 255)},
 	}
 	for _, tt := range tests {
-		got := SanitizeName(tt.in)
+		got := runtime.SanitizeName(tt.in)
 		if got != tt.want {
-			t.Errorf("SanitizeName(%q) = %q, want %q", tt.in, got, tt.want)
+			t.Errorf("runtime.SanitizeName(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 		if len(got) > 255 || strings.ContainsAny(got, "/\\\x00") || got == ".." {
-			t.Errorf("SanitizeName(%q) = %q breaks an invariant", tt.in, got)
+			t.Errorf("runtime.SanitizeName(%q) = %q breaks an invariant", tt.in, got)
 		}
 	}
 }
@@ -602,26 +605,26 @@ func TestRoundTrip(t *testing.T) {
 			for i := range data {
 				data[i] = byte(i*7 + n)
 			}
-			f, err := Decode("f", Encode(mt, data), Descriptor{NoSniff: true})
+			f, err := decodeURI("f", datauri.Encode(mt, data), descriptor.File{NoSniff: true})
 			if err != nil {
-				t.Fatalf("Decode(Encode(%s, %d bytes)) = %v", mt, n, err)
+				t.Fatalf("decodeURI(datauri.Encode(%s, %d bytes)) = %v", mt, n, err)
 			}
 			if f.MediaType != mt || !bytes.Equal(f.Data, data) {
-				t.Fatalf("Decode(Encode(%s, %x)) = %s %x", mt, data, f.MediaType, f.Data)
+				t.Fatalf("decodeURI(datauri.Encode(%s, %x)) = %s %x", mt, data, f.MediaType, f.Data)
 			}
 		}
 	}
-	f, err := Decode("f", Encode("text/plain;charset=utf-8", []byte("hé")), Descriptor{})
+	f, err := decodeURI("f", datauri.Encode("text/plain;charset=utf-8", []byte("hé")), descriptor.File{})
 	if err != nil || f.MediaType != "text/plain" || f.Params["charset"] != "utf-8" || string(f.Data) != "hé" {
 		t.Errorf("round trip with a parameter = %v %v", f, err)
 	}
 	for _, bad := range []string{"", "image", "image/png,x", "image/png;base64", "a b/c"} {
-		uri := Encode(bad, []byte("x"))
+		uri := datauri.Encode(bad, []byte("x"))
 		if !strings.HasPrefix(uri, "data:application/octet-stream;base64,") {
-			t.Errorf("Encode(%q) = %q, want application/octet-stream", bad, uri)
+			t.Errorf("datauri.Encode(%q) = %q, want application/octet-stream", bad, uri)
 		}
 	}
-	if got := Encode("image/png", []byte("\x89PNG")); got != "data:image/png;base64,iVBORw==" {
+	if got := datauri.Encode("image/png", []byte("\x89PNG")); got != "data:image/png;base64,iVBORw==" {
 		t.Errorf("Encode = %q", got)
 	}
 }
@@ -646,26 +649,26 @@ func TestJSONEscapes(t *testing.T) {
 		if err := json.Unmarshal([]byte(tok), &s); err != nil {
 			t.Fatalf("%s: bad test token %s: %v", name, tok, err)
 		}
-		want, err := Decode("f", s, Descriptor{})
+		want, err := decodeURI("f", s, descriptor.File{})
 		if err != nil {
-			t.Fatalf("%s: Decode(%q) = %v", name, s, err)
+			t.Fatalf("%s: decodeURI(%q) = %v", name, s, err)
 		}
-		got, err := DecodeJSON("f", []byte(tok), Descriptor{})
+		got, err := decodeJSON("f", []byte(tok), descriptor.File{})
 		if err != nil {
-			t.Errorf("%s: DecodeJSON(%s) = %v", name, tok, err)
+			t.Errorf("%s: decodeJSON(%s) = %v", name, tok, err)
 			continue
 		}
 		if got.MediaType != want.MediaType || !bytes.Equal(got.Data, want.Data) {
-			t.Errorf("%s: DecodeJSON(%s) = %s %x, want %x", name, tok, got, got.Data, want.Data)
+			t.Errorf("%s: decodeJSON(%s) = %s %x, want %x", name, tok, got, got.Data, want.Data)
 		}
-		u, err := ValidateJSON("f", []byte(tok), Descriptor{})
+		u, err := validateJSON("f", []byte(tok), descriptor.File{})
 		if err != nil || u != s {
-			t.Errorf("%s: ValidateJSON(%s) = %q, %v; want %q", name, tok, u, err, s)
+			t.Errorf("%s: validateJSON(%s) = %q, %v; want %q", name, tok, u, err, s)
 		}
 	}
 	// The file never aliases the token.
 	tok := []byte(plain)
-	f0, err := DecodeJSON("f", tok, Descriptor{})
+	f0, err := decodeJSON("f", tok, descriptor.File{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,15 +680,15 @@ func TestJSONEscapes(t *testing.T) {
 		t.Errorf("DecodeJSON's Data aliases the token")
 	}
 	// Percent-encoding with an escaped '%'.
-	f, err := DecodeJSON("f", []byte(`"data:text\/plain,hello\u002520world"`), Descriptor{})
+	f, err := decodeJSON("f", []byte(`"data:text\/plain,hello\u002520world"`), descriptor.File{})
 	if err != nil || string(f.Data) != "hello world" {
-		t.Errorf(`DecodeJSON(\u0025) = %q, %v`, f.Data, err)
+		t.Errorf(`decodeJSON(\u0025) = %q, %v`, f.Data, err)
 	}
 	// Non-ASCII text and a JSON escape of it decode alike.
 	for _, tok := range []string{`"data:text/plain;charset=utf-8,h\u00e9"`, `"data:text/plain;charset=utf-8,hé"`} {
-		f, err := DecodeJSON("f", []byte(tok), Descriptor{})
+		f, err := decodeJSON("f", []byte(tok), descriptor.File{})
 		if err != nil || string(f.Data) != "hé" {
-			t.Errorf("DecodeJSON(%s) = %q, %v", tok, f.Data, err)
+			t.Errorf("decodeJSON(%s) = %q, %v", tok, f.Data, err)
 		}
 	}
 }
@@ -701,7 +704,7 @@ func jsonEscapeAll(s string) string {
 }
 
 // TestJSONTokenErrors checks that malformed tokens give encoding/json's own
-// errors and that wrong kinds of values give a clear *Error.
+// errors and that wrong kinds of values give a clear *runtime.Error.
 func TestJSONTokenErrors(t *testing.T) {
 	for _, tok := range []string{
 		`"data:text/plain,a\x"`,
@@ -713,25 +716,25 @@ func TestJSONTokenErrors(t *testing.T) {
 		`"data:text/plain,"a"`,
 		`"`,
 	} {
-		_, err := DecodeJSON("f", []byte(tok), Descriptor{})
+		_, err := decodeJSON("f", []byte(tok), descriptor.File{})
 		var s string
 		jerr := json.Unmarshal([]byte(tok), &s)
 		if jerr == nil {
 			t.Fatalf("test token %q is valid JSON", tok)
 		}
 		if err == nil || err.Error() != jerr.Error() {
-			t.Errorf("DecodeJSON(%q) = %v, want encoding/json's %v", tok, err, jerr)
+			t.Errorf("decodeJSON(%q) = %v, want encoding/json's %v", tok, err, jerr)
 		}
-		if _, err := ValidateJSON("f", []byte(tok), Descriptor{}); err == nil || err.Error() != jerr.Error() {
-			t.Errorf("ValidateJSON(%q) = %v, want %v", tok, err, jerr)
+		if _, err := validateJSON("f", []byte(tok), descriptor.File{}); err == nil || err.Error() != jerr.Error() {
+			t.Errorf("validateJSON(%q) = %v, want %v", tok, err, jerr)
 		}
 	}
 	for tok, kind := range map[string]string{`42`: "a number", `null`: "null", `{}`: "an object", `[]`: "an array", `true`: "a boolean", ``: "nothing"} {
-		_, err := DecodeJSON("image", []byte(tok), Descriptor{})
-		e := wantRule(t, "DecodeJSON("+tok+")", err, RuleType)
+		_, err := decodeJSON("image", []byte(tok), descriptor.File{})
+		e := wantRule(t, "decodeJSON("+tok+")", err, runtime.RuleType)
 		want := "Argument 'image' has the wrong JSON type: received " + kind + ", want a data: URI string."
 		if e.Error() != want {
-			t.Errorf("DecodeJSON(%s) error\n got %s\nwant %s", tok, e, want)
+			t.Errorf("decodeJSON(%s) error\n got %s\nwant %s", tok, e, want)
 		}
 	}
 	// Lone surrogates become U+FFFD, as in encoding/json.
@@ -740,14 +743,14 @@ func TestJSONTokenErrors(t *testing.T) {
 		if err := json.Unmarshal([]byte(tok), &s); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ValidateJSON("f", []byte(tok), Descriptor{})
+		got, err := validateJSON("f", []byte(tok), descriptor.File{})
 		if err != nil || got != s {
-			t.Errorf("ValidateJSON(%q) = %q, %v; want %q", tok, got, err, s)
+			t.Errorf("validateJSON(%q) = %q, %v; want %q", tok, got, err, s)
 		}
-		f, err := DecodeJSON("f", []byte(tok), Descriptor{})
-		want, _ := Decode("f", s, Descriptor{})
+		f, err := decodeJSON("f", []byte(tok), descriptor.File{})
+		want, _ := decodeURI("f", s, descriptor.File{})
 		if err != nil || !bytes.Equal(f.Data, want.Data) {
-			t.Errorf("DecodeJSON(%q) = %q, %v; want %q", tok, f.Data, err, want.Data)
+			t.Errorf("decodeJSON(%q) = %q, %v; want %q", tok, f.Data, err, want.Data)
 		}
 	}
 }
@@ -759,7 +762,7 @@ func TestBase64NoOverrun(t *testing.T) {
 	for n := 40; n < 140; n++ {
 		for _, tail := range []string{"", "=", "==", "A=", "A==", "!", "AAA=AAAA"} {
 			p := []byte(strings.Repeat("QUJD", n/4) + strings.Repeat("Q", n%4) + tail)
-			size, raw, ok := base64Size(p, false)
+			size, raw, ok := datauri.Base64Size(p, false)
 			if !ok {
 				continue
 			}
@@ -787,7 +790,7 @@ func TestEscapedLineBreaks(t *testing.T) {
 	tok := []byte(`"data:;base64,SGVs` + strings.Repeat(`\r\n`, 1<<20) + `bG8="`)
 	var before, after goruntime.MemStats
 	goruntime.ReadMemStats(&before)
-	f, err := DecodeJSON("f", tok, Descriptor{MaxSize: 5})
+	f, err := decodeJSON("f", tok, descriptor.File{MaxSize: 5})
 	goruntime.ReadMemStats(&after)
 	if err != nil || string(f.Data) != "Hello" {
 		t.Fatalf("DecodeJSON = %q, %v", f.Data, err)
@@ -812,8 +815,8 @@ func TestValidateChunks(t *testing.T) {
 		}
 		for _, p := range cases {
 			uri := "data:application/octet-stream;base64," + p
-			_, derr := Decode("f", uri, Descriptor{})
-			verr := Validate("f", uri, Descriptor{})
+			_, derr := decodeURI("f", uri, descriptor.File{})
+			verr := validateURI("f", uri, descriptor.File{})
 			if (derr == nil) != (verr == nil) || (derr != nil && derr.Error() != verr.Error()) {
 				t.Errorf("len %d: Decode = %v, Validate = %v", len(p), derr, verr)
 			}
@@ -870,63 +873,18 @@ func TestEscapedMatchesDecode(t *testing.T) {
 			if err := json.Unmarshal(tok, &s); err != nil {
 				t.Fatalf("bad token %s: %v", tok, err)
 			}
-			for _, d := range []Descriptor{{}, {MaxSize: 4}, {Accept: []string{"image/png"}}} {
-				want, werr := Decode("f", s, d)
-				got, err := DecodeJSON("f", tok, d)
+			for _, d := range []descriptor.File{{}, {MaxSize: 4}, {Accept: []string{"image/png"}}} {
+				want, werr := decodeURI("f", s, d)
+				got, err := decodeJSON("f", tok, d)
 				if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got.Data, want.Data) || got.MediaType != want.MediaType || got.Name != want.Name {
-					t.Fatalf("DecodeJSON(%.80s…) = %v, %v; Decode = %v, %v", tok, got, err, want, werr)
+					t.Fatalf("decodeJSON(%.80s…) = %v, %v; Decode = %v, %v", tok, got, err, want, werr)
 				}
-				vs, verr := ValidateJSON("f", tok, d)
-				wv := Validate("f", s, d)
+				vs, verr := validateJSON("f", tok, d)
+				wv := validateURI("f", s, d)
 				if fmt.Sprint(verr) != fmt.Sprint(wv) || (verr == nil && vs != s) {
-					t.Fatalf("ValidateJSON(%.80s…) = %v; Validate = %v", tok, verr, wv)
+					t.Fatalf("validateJSON(%.80s…) = %v; Validate = %v", tok, verr, wv)
 				}
 			}
-		}
-	}
-}
-
-// TestSignatureTypes checks that every signature the content check demands
-// is one sniff names, from a sample file of each.
-func TestSignatureTypes(t *testing.T) {
-	samples := map[string][]byte{
-		"image/png":                     []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
-		"image/jpeg":                    []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"),
-		"image/gif":                     []byte("GIF89a\x01\x00\x01\x00"),
-		"image/webp":                    []byte("RIFF\x24\x00\x00\x00WEBPVP8 "),
-		"image/bmp":                     []byte("BM\x3a\x00\x00\x00\x00\x00"),
-		"image/x-icon":                  []byte("\x00\x00\x01\x00\x01\x00\x10\x10"),
-		"application/pdf":               []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"),
-		"application/zip":               []byte("PK\x03\x04\x14\x00\x00\x00"),
-		"application/x-gzip":            []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00"),
-		"application/x-rar-compressed":  []byte("Rar!\x1a\x07\x01\x00\x00"),
-		"application/wasm":              []byte("\x00asm\x01\x00\x00\x00"),
-		"application/ogg":               []byte("OggS\x00\x02\x00\x00"),
-		"audio/wave":                    []byte("RIFF\x24\x00\x00\x00WAVEfmt "),
-		"audio/aiff":                    []byte("FORM\x00\x00\x00\x00AIFFCOMM"),
-		"audio/midi":                    []byte("MThd\x00\x00\x00\x06\x00\x01"),
-		"video/avi":                     []byte("RIFF\x24\x00\x00\x00AVI LIST"),
-		"video/webm":                    []byte("\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm"),
-		"font/woff":                     []byte("wOFF\x00\x01\x00\x00"),
-		"font/woff2":                    []byte("wOF2\x00\x01\x00\x00"),
-		"font/otf":                      []byte("OTTO\x00\x0a\x00\x80"),
-		"font/collection":               []byte("ttcf\x00\x01\x00\x00"),
-		"application/vnd.ms-fontobject": append(make([]byte, 34), "LP\x00\x00"...),
-	}
-	for declared, want := range signatureTypes {
-		sample, ok := samples[want]
-		if !ok {
-			t.Errorf("no sample for %s (declared %s)", want, declared)
-			continue
-		}
-		if got := sniff(sample); got != want {
-			t.Errorf("sniff(sample of %s) = %s: files declared %s would all be rejected", want, got, declared)
-		}
-		if err := checkContent("f", declared, "", sample); err != nil {
-			t.Errorf("checkContent(%s, sample) = %v", declared, err)
-		}
-		if err := checkContent("f", declared, "", []byte("plain text")); err == nil {
-			t.Errorf("checkContent(%s, text) = nil, want a content error", declared)
 		}
 	}
 }

@@ -1,4 +1,12 @@
-package runtime
+// Package jsonwalk walks JSON without decoding it: it finds the members of
+// an object and the items of an array as raw byte ranges, skips long
+// strings (a base64 payload of megabytes) at memory speed, unescapes JSON
+// strings exactly as encoding/json does, and matches keys to struct fields
+// with encoding/json's rules. On malformed input every function reports
+// what encoding/json reports for the same input, so that users see one set
+// of messages. It is used by the runtime's argument check and by the
+// decoder generated code calls; it knows nothing of files.
+package jsonwalk
 
 import (
 	"bytes"
@@ -13,32 +21,26 @@ import (
 	"github.com/segmentio/asm/ascii"
 )
 
-// This file holds the JSON walking behind Object.Unmarshal: it finds the
-// file members of an object without decoding the others, and skips long
-// strings (a base64 payload of megabytes) at memory speed. On malformed
-// input every function returns the error encoding/json gives for the same
-// input, so users see one set of messages.
+// MaxDepth is encoding/json's limit on nested arrays and objects.
+const MaxDepth = 10000
 
-// maxNestingDepth is encoding/json's limit on nested arrays and objects.
-const maxNestingDepth = 10000
-
-// isNull reports whether tok, a raw JSON value, is the literal null
+// IsNull reports whether tok, a raw JSON value, is the literal null
 // (surrounding JSON whitespace allowed). Generated code uses it to leave a
 // file field at its zero value, as encoding/json does for null.
-func isNull(tok []byte) bool {
-	return string(trimWS(tok)) == "null"
+func IsNull(tok []byte) bool {
+	return string(TrimWS(tok)) == "null"
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func skipWS(b []byte, i int) int {
+func SkipWS(b []byte, i int) int {
 	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	return i
 }
 
-func trimWS(b []byte) []byte {
+func TrimWS(b []byte) []byte {
 	i, j := 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++
@@ -99,9 +101,9 @@ func stringSpecial(b []byte, i int, hi uint64) int {
 	return len(b)
 }
 
-// scanString returns the index just past the JSON string starting at b[i]
+// ScanString returns the index just past the JSON string starting at b[i]
 // (a '"'), and false if it is not a valid JSON string.
-func scanString(b []byte, i int) (int, bool) {
+func ScanString(b []byte, i int) (int, bool) {
 	i++
 	// Most strings, base64 payloads above all, have no escape: then the
 	// first quote closes the string, and it is valid when no byte before
@@ -156,20 +158,24 @@ func getu4(s []byte) rune {
 	return r
 }
 
-// unescaper walks the contents of a JSON string that scanString accepted,
+// Unescaper walks the contents of a JSON string that ScanString accepted,
 // giving its unescaped bytes piece by piece: runs of plain ASCII as
 // sub-slices of s (found 32 bytes at a time), each escape or non-ASCII
 // character on its own, exactly as encoding/json unescapes them (lone
 // surrogates and invalid UTF-8 become U+FFFD). A piece is valid until the
 // next call.
-type unescaper struct {
+type Unescaper struct {
 	s   []byte
 	r   int
 	buf [utf8.UTFMax]byte
 }
 
-// next returns the next piece, or nil at the end.
-func (u *unescaper) next() []byte {
+// NewUnescaper returns the Unescaper of s, the contents (without quotes) of
+// a JSON string that ScanString accepted.
+func NewUnescaper(s []byte) Unescaper { return Unescaper{s: s} }
+
+// Next returns the next piece, or nil at the end.
+func (u *Unescaper) Next() []byte {
 	s, r := u.s, u.r
 	if r >= len(s) {
 		return nil
@@ -202,7 +208,7 @@ func (u *unescaper) next() []byte {
 					rr = unicode.ReplacementChar
 				}
 			}
-		default: // unreachable: scanString accepted s
+		default: // unreachable: ScanString accepted s
 			rr, r = rune(e), r+2
 		}
 		u.r = r
@@ -221,51 +227,34 @@ func (u *unescaper) next() []byte {
 	}
 }
 
-// unquote unescapes s, the contents of a JSON string that scanString
+// Unquote unescapes s, the contents of a JSON string that ScanString
 // accepted, exactly as encoding/json does. Without escapes and non-ASCII
 // bytes it returns s itself.
-func unquote(s []byte) []byte {
+func Unquote(s []byte) []byte {
 	if stringSpecial(s, 0, msb) == len(s) {
 		return s
 	}
 	b := make([]byte, 0, len(s)+utf8.UTFMax)
-	u := unescaper{s: s}
-	for p := u.next(); p != nil; p = u.next() {
+	u := Unescaper{s: s}
+	for p := u.Next(); p != nil; p = u.Next() {
 		b = append(b, p...)
 	}
 	return b
 }
 
-// jsonString returns the contents of the JSON string token tok, quotes
-// removed, still escaped when escaped is true. Without escapes they are
-// ASCII without control characters.
-func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
-	t := trimWS(tok)
-	if len(t) == 0 || t[0] != '"' {
-		return nil, false, typeError(arg, t, false)
-	}
-	if len(t) >= 2 && t[len(t)-1] == '"' && plain(t[1:len(t)-1]) {
-		return t[1 : len(t)-1], false, nil
-	}
-	if end, ok := scanString(t, 0); !ok || end != len(t) {
-		return nil, false, jsonError(tok, new(string))
-	}
-	return t[1 : len(t)-1], true, nil
-}
-
-// plain reports whether s has no quote, backslash, control character or
+// Plain reports whether s has no quote, backslash, control character or
 // non-ASCII byte: whether it is, as it stands, the contents of a JSON string
 // without escapes. Printable ASCII, the usual case, is recognised with
 // vector routines at memory speed.
-func plain(s []byte) bool {
+func Plain(s []byte) bool {
 	if ascii.ValidPrint(s) {
 		return bytes.IndexByte(s, '"') < 0 && bytes.IndexByte(s, '\\') < 0
 	}
 	return stringSpecial(s, 0, msb) == len(s) // DEL is plain too
 }
 
-// jsonKind names the kind of the JSON value that starts t.
-func jsonKind(t []byte) string {
+// Kind names the kind of the JSON value that starts t.
+func Kind(t []byte) string {
 	if len(t) == 0 {
 		return "nothing"
 	}
@@ -286,18 +275,18 @@ func jsonKind(t []byte) string {
 
 // errInvalidJSON is returned if this package finds b malformed and
 // encoding/json does not, which would be a bug here.
-var errInvalidJSON = errors.New("runtime: internal error: malformed JSON that encoding/json accepts")
+var errInvalidJSON = errors.New("jsonwalk: internal error: malformed JSON that encoding/json accepts")
 
-// jsonError returns the error encoding/json reports for b.
-func jsonError(b []byte, v any) error {
+// DecodeError returns the error encoding/json reports for b.
+func DecodeError(b []byte, v any) error {
 	if err := json.Unmarshal(b, v); err != nil {
 		return err
 	}
 	return errInvalidJSON
 }
 
-// scanNumber returns the index just past the JSON number starting at b[i].
-func scanNumber(b []byte, i int) (int, bool) {
+// ScanNumber returns the index just past the JSON number starting at b[i].
+func ScanNumber(b []byte, i int) (int, bool) {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -344,10 +333,10 @@ func literal(b []byte, i int, lit string) bool {
 	return len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit
 }
 
-// scanValue returns the index just past the JSON value starting at b[i]
+// ScanValue returns the index just past the JSON value starting at b[i]
 // (no leading whitespace). depth is the number of arrays and objects that
-// enclose it; encoding/json allows maxNestingDepth in all.
-func scanValue(b []byte, i, depth int) (int, bool) {
+// enclose it; encoding/json allows MaxDepth in all.
+func ScanValue(b []byte, i, depth int) (int, bool) {
 	var stackArr [64]byte
 	stack := stackArr[:0] // the open '{' and '[' inside the value
 	for {
@@ -357,17 +346,17 @@ func scanValue(b []byte, i, depth int) (int, bool) {
 		}
 		switch c := b[i]; c {
 		case '"':
-			j, ok := scanString(b, i)
+			j, ok := ScanString(b, i)
 			if !ok {
 				return j, false
 			}
 			i = j
 		case '{', '[':
-			if depth+len(stack)+1 > maxNestingDepth {
+			if depth+len(stack)+1 > MaxDepth {
 				return i, false
 			}
 			stack = append(stack, c)
-			i = skipWS(b, i+1)
+			i = SkipWS(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' or ']'
 				i++
 				stack = stack[:len(stack)-1]
@@ -396,7 +385,7 @@ func scanValue(b []byte, i, depth int) (int, bool) {
 			}
 			i += 4
 		default:
-			j, ok := scanNumber(b, i)
+			j, ok := ScanNumber(b, i)
 			if !ok {
 				return j, false
 			}
@@ -407,7 +396,7 @@ func scanValue(b []byte, i, depth int) (int, bool) {
 			if len(stack) == 0 {
 				return i, true
 			}
-			i = skipWS(b, i)
+			i = SkipWS(b, i)
 			if i >= len(b) {
 				return i, false
 			}
@@ -420,7 +409,7 @@ func scanValue(b []byte, i, depth int) (int, bool) {
 			if b[i] != ',' {
 				return i, false
 			}
-			i = skipWS(b, i+1)
+			i = SkipWS(b, i+1)
 			if top == '{' {
 				var ok bool
 				if i, ok = objectKey(b, i); !ok {
@@ -438,36 +427,36 @@ func objectKey(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return i, false
 	}
-	i, ok := scanString(b, i)
+	i, ok := ScanString(b, i)
 	if !ok {
 		return i, false
 	}
-	i = skipWS(b, i)
+	i = SkipWS(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return i, false
 	}
-	return skipWS(b, i+1), true
+	return SkipWS(b, i+1), true
 }
 
-// keyIndex matches JSON object keys to a struct's file fields the way
+// KeyIndex matches JSON object keys to a struct's file fields the way
 // encoding/json matches keys to fields: an exact match of the JSON name
 // first, else the first field, in encoding/json's field order, whose name
 // is equal under Unicode simple case folding, with encoding/json's own
 // folding code: "IMAGE" finds "image", the Kelvin sign K finds "k" and the
-// long s ſ finds "s", while "İmage" finds nothing. A keyIndex is immutable and
+// long s ſ finds "s", while "İmage" finds nothing. A KeyIndex is immutable and
 // safe for concurrent use; generated code builds one per type in a
 // package-level variable.
-type keyIndex struct {
+type KeyIndex struct {
 	exact  map[string]int // JSON name → index in files, or -1
 	folded map[string]int // folded name → index in files of the first field, or -1
 }
 
-// newKeyIndex returns the keyIndex of a struct. all is every JSON name the
+// NewKeyIndex returns the KeyIndex of a struct. all is every JSON name the
 // struct decodes, in encoding/json's field order (promoted fields included);
 // files are the JSON names of its file fields, in order. A file name missing
 // from all is treated as if it came last.
-func newKeyIndex(all []string, files ...string) *keyIndex {
-	f := &keyIndex{exact: make(map[string]int, len(all)), folded: make(map[string]int, len(all))}
+func NewKeyIndex(all []string, files ...string) *KeyIndex {
+	f := &KeyIndex{exact: make(map[string]int, len(all)), folded: make(map[string]int, len(all))}
 	index := func(name string) int {
 		for i, n := range files {
 			if n == name {
@@ -498,7 +487,7 @@ func newKeyIndex(all []string, files ...string) *keyIndex {
 
 // lookup returns the index in files of the field that the unescaped key
 // decodes into, or -1 when that is not a file field (or no field).
-func (f *keyIndex) lookup(key []byte) int {
+func (f *KeyIndex) Lookup(key []byte) int {
 	if f == nil {
 		return -1
 	}
@@ -547,8 +536,8 @@ func foldRune(r rune) rune {
 	}
 }
 
-// span is a range b[start:end].
-type span struct{ start, end int }
+// Span is a range b[Start:End].
+type Span struct{ Start, End int }
 
 // fileMember is a member of an object that holds a file field.
 type fileMember struct {
@@ -556,8 +545,8 @@ type fileMember struct {
 	val   []byte
 }
 
-// scanObject walks the JSON object b for a generated UnmarshalJSON method.
-// For each member whose unescaped key keyIndex.lookup maps to a file field
+// ScanObject walks the JSON object b for a generated UnmarshalJSON method.
+// For each member whose unescaped key KeyIndex.lookup maps to a file field
 // it calls file with the field's index and the raw value (not copied, not
 // unescaped, no surrounding whitespace), in the order of b, once per
 // occurrence (so for a repeated key the last call wins, as in encoding/json).
@@ -566,49 +555,49 @@ type fileMember struct {
 // such member.
 //
 // The calls happen only after the whole of b is found well-formed. When b is
-// malformed, scanObject returns the error encoding/json returns for b (from
+// malformed, ScanObject returns the error encoding/json returns for b (from
 // the same syntax check json.Unmarshal makes), so messages match exactly.
 // When b is a well-formed value other than an object (null, an array, a
 // string…), or empty, rest is b itself and err is nil, so that
 // encoding/json reports it. An error from file ends the walk and is
 // returned with a nil rest.
-func scanObject(b []byte, fields *keyIndex, file func(i int, val []byte) error) (rest []byte, err error) {
-	i := skipWS(b, 0)
+func ScanObject(b []byte, fields *KeyIndex, file func(i int, val []byte) error) (rest []byte, err error) {
+	i := SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return b, nil
 	}
 	var membersArr [4]fileMember
 	members := membersArr[:0]
-	var runsArr [4]span
+	var runsArr [4]Span
 	runs := runsArr[:0]
-	run := span{-1, -1} // the kept members since the last file member
+	run := Span{-1, -1} // the kept members since the last file member
 	restLen := 0
-	ok := walkObject(b, i, func(key, val span) bool {
+	ok := WalkObject(b, i, func(key, val Span) bool {
 		idx := -1
 		if fields != nil {
-			idx = fields.lookup(unquote(b[key.start+1 : key.end-1]))
+			idx = fields.Lookup(Unquote(b[key.Start+1 : key.End-1]))
 		}
 		if idx >= 0 {
-			members = append(members, fileMember{idx, b[val.start:val.end]})
-			if run.start >= 0 {
+			members = append(members, fileMember{idx, b[val.Start:val.End]})
+			if run.Start >= 0 {
 				runs = append(runs, run)
-				restLen += run.end - run.start
-				run = span{-1, -1}
+				restLen += run.End - run.Start
+				run = Span{-1, -1}
 			}
 		} else {
-			if run.start < 0 {
-				run.start = key.start
+			if run.Start < 0 {
+				run.Start = key.Start
 			}
-			run.end = val.end
+			run.End = val.End
 		}
 		return true
 	})
 	if !ok {
-		return nil, jsonError(b, new(struct{}))
+		return nil, DecodeError(b, new(struct{}))
 	}
-	if run.start >= 0 {
+	if run.Start >= 0 {
 		runs = append(runs, run)
-		restLen += run.end - run.start
+		restLen += run.End - run.Start
 	}
 	if len(runs) > 0 {
 		rest = make([]byte, 0, restLen+len(runs)+1)
@@ -618,7 +607,7 @@ func scanObject(b []byte, fields *keyIndex, file func(i int, val []byte) error) 
 			} else {
 				rest = append(rest, ',')
 			}
-			rest = append(rest, b[r.start:r.end]...)
+			rest = append(rest, b[r.Start:r.End]...)
 		}
 		rest = append(rest, '}')
 	}
@@ -630,100 +619,60 @@ func scanObject(b []byte, fields *keyIndex, file func(i int, val []byte) error) 
 	return rest, nil
 }
 
-// walkObject walks the object starting at b[i] (b[i] == '{'), calling each
+// WalkObject walks the object starting at b[i] (b[i] == '{'), calling each
 // for every member with the spans of its key (quotes included) and value
 // until each returns false. It reports whether the object is well-formed and
 // only white space follows it in b; when each stops the walk, whether what
 // was walked is.
-func walkObject(b []byte, i int, each func(key, val span) bool) bool {
-	i = skipWS(b, i+1)
+func WalkObject(b []byte, i int, each func(key, val Span) bool) bool {
+	i = SkipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return skipWS(b, i+1) == len(b)
+		return SkipWS(b, i+1) == len(b)
 	}
 	for {
 		keyStart := i
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
-		keyEnd, ok := scanString(b, i)
+		keyEnd, ok := ScanString(b, i)
 		if !ok {
 			return false
 		}
-		i = skipWS(b, keyEnd)
+		i = SkipWS(b, keyEnd)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		valStart := skipWS(b, i+1)
-		valEnd, ok := scanValue(b, valStart, 1)
+		valStart := SkipWS(b, i+1)
+		valEnd, ok := ScanValue(b, valStart, 1)
 		if !ok {
 			return false
 		}
-		if !each(span{keyStart, keyEnd}, span{valStart, valEnd}) {
+		if !each(Span{keyStart, keyEnd}, Span{valStart, valEnd}) {
 			return true
 		}
-		i = skipWS(b, valEnd)
+		i = SkipWS(b, valEnd)
 		if i < len(b) && b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = SkipWS(b, i+1)
 			continue
 		}
 		if i < len(b) && b[i] == '}' {
-			return skipWS(b, i+1) == len(b)
+			return SkipWS(b, i+1) == len(b)
 		}
 		return false
 	}
 }
 
-// scanArray walks tok, the raw JSON value of the file-array argument arg,
-// for a generated UnmarshalJSON method. It first checks tok and counts its
-// elements, failing with a RuleMaxFiles [*Error] when there are more than
-// lim allows and RuleMinFiles when fewer; then it calls item for each
-// element, in order, with its index and raw token (not copied, no
-// surrounding whitespace), and stops at the first error item returns. n is
-// the number of elements.
-//
-// A tok that is not an array (null included: check isNull first) gives a
-// RuleType [*Error]; a malformed one gives the error encoding/json gives
-// for it.
-func scanArray(arg string, tok []byte, lim fileProp, item func(i int, tok []byte) error) (n int, err error) {
-	t := trimWS(tok)
-	if len(t) == 0 || t[0] != '[' {
-		if len(t) > 0 {
-			if end, ok := scanValue(t, 0, 0); !ok || end != len(t) {
-				return 0, jsonError(tok, new([]json.RawMessage))
-			}
-		}
-		return 0, typeError(arg, t, true)
-	}
-	n, ok := walkArray(t, nil)
-	if !ok {
-		return 0, jsonError(tok, new([]json.RawMessage))
-	}
-	if err := lim.checkCount(arg, n); err != nil {
-		return n, err
-	}
-	if item == nil {
-		return n, nil
-	}
-	k := 0
-	walkArray(t, func(elem []byte) bool {
-		err = item(k, elem)
-		k++
-		return err == nil
-	})
-	return n, err
-}
-
-// walkArray walks the array t (t[0] == '['), calling each, when not nil, for
+// WalkArray walks the array t (t[0] == '['), calling each, when not nil, for
 // every element until it returns false. It returns the number of elements
 // and whether t is exactly one well-formed array.
-func walkArray(t []byte, each func(elem []byte) bool) (int, bool) {
+func WalkArray(t []byte, each func(elem []byte) bool) (int, bool) {
 	n := 0
-	i := skipWS(t, 1)
+	i := SkipWS(t, 1)
 	if i < len(t) && t[i] == ']' {
-		return 0, skipWS(t, i+1) == len(t)
+		return 0, SkipWS(t, i+1) == len(t)
 	}
 	for {
-		end, ok := scanValue(t, i, 1)
+		end, ok := ScanValue(t, i, 1)
 		if !ok {
 			return n, false
 		}
@@ -731,14 +680,28 @@ func walkArray(t []byte, each func(elem []byte) bool) (int, bool) {
 		if each != nil && !each(t[i:end]) {
 			return n, true
 		}
-		i = skipWS(t, end)
+		i = SkipWS(t, end)
 		if i < len(t) && t[i] == ',' {
-			i = skipWS(t, i+1)
+			i = SkipWS(t, i+1)
 			continue
 		}
 		if i < len(t) && t[i] == ']' {
-			return n, skipWS(t, i+1) == len(t)
+			return n, SkipWS(t, i+1) == len(t)
 		}
 		return n, false
 	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }

@@ -1,0 +1,297 @@
+// Package descriptor is the one reader of the x-mcp-file keyword: it reads
+// a generated object schema, once, into a typed description of its file
+// properties (accept, maxSize, transferModes, the number of files, and the
+// content-check switch, which the schema does not carry) that the decoder,
+// the argument check, elicitation and the request size limit all read, so
+// that what a client is told is what is enforced.
+package descriptor
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// File is the value of the x-mcp-file keyword of one file: the constraints
+// a server declares and enforces.
+type File struct {
+	// Accept lists media types ("image/png"), wildcard subtypes ("image/*")
+	// and dot-prefixed extensions (".pdf"), as in the HTML accept attribute.
+	// See [File.Accepts] for how a media type is matched.
+	Accept []string `json:"accept,omitempty"`
+
+	// MaxSize is the largest decoded size in bytes; a file of exactly
+	// MaxSize bytes is accepted. Zero means the runtime's default.
+	MaxSize int64 `json:"maxSize,omitempty"`
+
+	// TransferModes are SEP-2631's "inline" and "upload"; none means any.
+	TransferModes []string `json:"transferModes,omitempty"`
+
+	// NoSniff turns the content check off (mcpfile tag sniff=false). It is
+	// not part of the schema: generated code registers it (see Register).
+	NoSniff bool `json:"-"`
+}
+
+// Limit returns the size limit in force for f: its MaxSize, else def, the
+// runtime's default; no limit when both are zero or less.
+func (f File) Limit(def int64) int64 {
+	if f.MaxSize > 0 {
+		return f.MaxSize
+	}
+	if def > 0 {
+		return def
+	}
+	return math.MaxInt64
+}
+
+// Accepts reports whether d's accept list allows mediaType, the way the
+// spec matches: only the type/subtype of mediaType counts (parameters such as
+// charset are ignored), case-insensitively; an entry "type/*" allows every
+// subtype of type, and "*/*" allows everything. Entries beginning with a dot
+// are extensions: picker hints for the client that a server cannot check
+// (the file name does not travel in the URI), so Accepts ignores them.
+//
+// An empty accept list allows every media type, and so does a list of
+// extensions only: such a descriptor constrains nothing the server can
+// verify. Declare media types next to extensions to restrict them.
+//
+// A mediaType that is not of the form type/subtype is allowed only when
+// accept allows everything.
+func (d File) Accepts(mediaType string) bool {
+	if d.acceptsAny() {
+		return true
+	}
+	if i := strings.IndexByte(mediaType, ';'); i >= 0 {
+		mediaType = mediaType[:i]
+	}
+	mediaType = strings.TrimSpace(mediaType)
+	slash := strings.IndexByte(mediaType, '/')
+	if slash <= 0 || slash == len(mediaType)-1 {
+		return false
+	}
+	typ := mediaType[:slash]
+	for _, a := range d.Accept {
+		a, ok := acceptEntry(a)
+		if !ok {
+			continue
+		}
+		if strings.HasSuffix(a, "/*") {
+			if strings.EqualFold(a[:len(a)-2], typ) {
+				return true
+			}
+			continue
+		}
+		if strings.EqualFold(a, mediaType) {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsAny reports whether d's accept list allows every media type.
+func (d File) acceptsAny() bool {
+	some := false
+	for _, a := range d.Accept {
+		if a, ok := acceptEntry(a); ok {
+			if a == "*/*" {
+				return true
+			}
+			some = true
+		}
+	}
+	return !some
+}
+
+// acceptEntry returns the media-type part of an accept entry, parameters
+// and surrounding spaces removed, and false for an extension or an empty entry.
+func acceptEntry(a string) (string, bool) {
+	if i := strings.IndexByte(a, ';'); i >= 0 {
+		a = a[:i]
+	}
+	a = strings.TrimSpace(a)
+	if a == "" || a[0] == '.' {
+		return "", false
+	}
+	return a, true
+}
+
+// Allowed returns the media-type entries of d's accept list for an error text.
+func (d File) Allowed() []string {
+	var out []string
+	for _, a := range d.Accept {
+		if a, ok := acceptEntry(a); ok {
+			out = append(out, strings.ToLower(a))
+		}
+	}
+	return out
+}
+
+// Kind says how a top-level property of an object schema carries files.
+type Kind uint8
+
+const (
+	Single Kind = 1 + iota // the property carries x-mcp-file
+	Array                  // the property's items carry x-mcp-file
+)
+
+// Want names the JSON value a property of kind k takes, for error texts.
+func (k Kind) Want() string {
+	if k == Array {
+		return "an array of data: URI strings"
+	}
+	return "a data: URI string"
+}
+
+// Prop is a top-level property of an object schema that carries files.
+type Prop struct {
+	Name string
+	Kind Kind
+	File File // the x-mcp-file of the property, or of its items
+
+	// MinItems and MaxItems are an Array's minItems (mcpfile tag minFiles)
+	// and maxItems (maxFiles), 0 when absent.
+	MinItems, MaxItems int
+}
+
+// MaxFiles returns the most files the array property p takes: its
+// MaxItems, else def, the runtime's default; no limit when both are zero
+// or less.
+func (p *Prop) MaxFiles(def int) int {
+	if p.MaxItems > 0 {
+		return p.MaxItems
+	}
+	if def > 0 {
+		return def
+	}
+	return math.MaxInt
+}
+
+// Schema is what an object schema says about files.
+type Schema struct {
+	// Props are the top-level properties that carry files, by name.
+	Props map[string]*Prop
+}
+
+// Names returns the names of s's file properties, sorted.
+func (s *Schema) Names() []string { return slices.Sorted(maps.Keys(s.Props)) }
+
+// Parse reads the file properties of the object schema b: those with
+// x-mcp-file and arrays whose items have it.
+func Parse(b []byte) (*Schema, error) {
+	type prop struct {
+		File  *File `json:"x-mcp-file"`
+		Items *struct {
+			File *File `json:"x-mcp-file"`
+		} `json:"items"`
+		MinItems *int `json:"minItems"`
+		MaxItems *int `json:"maxItems"`
+	}
+	var s struct {
+		Properties map[string]prop `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("reading the schema's x-mcp-file entries: %v", err)
+	}
+	out := &Schema{Props: make(map[string]*Prop)}
+	for name, p := range s.Properties {
+		switch {
+		case p.File != nil:
+			out.Props[name] = &Prop{Name: name, Kind: Single, File: *p.File}
+		case p.Items != nil && p.Items.File != nil:
+			fp := &Prop{Name: name, Kind: Array, File: *p.Items.File}
+			if p.MaxItems != nil {
+				if *p.MaxItems < 1 {
+					return nil, fmt.Errorf("property %q is an array of files with maxItems %d: want at least 1 (mcpfile tag maxFiles), or none for the default", name, *p.MaxItems)
+				}
+				fp.MaxItems = *p.MaxItems
+			}
+			if p.MinItems != nil {
+				if *p.MinItems < 0 || fp.MaxItems > 0 && *p.MinItems > fp.MaxItems {
+					return nil, fmt.Errorf("property %q is an array of files with minItems %d: want from 0 to maxItems (mcpfile tag minFiles)", name, *p.MinItems)
+				}
+				fp.MinItems = *p.MinItems
+			}
+			out.Props[name] = fp
+		}
+	}
+	for _, p := range out.Props {
+		for _, m := range p.File.TransferModes {
+			if m != "inline" && m != "upload" {
+				return nil, fmt.Errorf("property %q has transfer mode %q: want inline or upload", p.Name, m)
+			}
+		}
+	}
+	return out, nil
+}
+
+// cache holds the Schema of each schema text read, by its text: a tool's
+// schema is read once, however often it is registered or elicited.
+var cache sync.Map // string → *entry
+
+type entry struct {
+	once   sync.Once
+	schema *Schema
+	err    error
+}
+
+// For returns the Schema of the object schema b, read once per distinct
+// text (and with the NoSniff settings registered for it). The Schema is
+// shared: callers must not modify it.
+func For(b []byte) (*Schema, error) {
+	v, ok := cache.Load(string(b))
+	if !ok {
+		v, _ = cache.LoadOrStore(string(b), &entry{})
+	}
+	e := v.(*entry)
+	e.once.Do(func() { e.schema, e.err = Parse(b) })
+	return e.schema, e.err
+}
+
+// Register reads the object schema b as For does, turns the content check
+// off for the file properties named in noSniff, and keeps the result for
+// For to return. Generated code registers each type's schema when its
+// package is initialised, before any call reads it; registering the same
+// schema again with other settings is an error.
+func Register(b string, noSniff []string) (*Schema, error) {
+	s, err := Parse([]byte(b))
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range noSniff {
+		p, ok := s.Props[name]
+		if !ok {
+			return nil, fmt.Errorf("NoSniff names %q, which is not a file property", name)
+		}
+		p.File.NoSniff = true
+	}
+	e := &entry{schema: s}
+	e.once.Do(func() {})
+	if v, loaded := cache.LoadOrStore(b, e); loaded {
+		old, err := For([]byte(b))
+		if err != nil {
+			return nil, err
+		}
+		if !sameSniff(old, s) {
+			return nil, fmt.Errorf("the schema was registered before with other content-check settings")
+		}
+		_ = v
+		return old, nil
+	}
+	return s, nil
+}
+
+func sameSniff(a, b *Schema) bool {
+	if len(a.Props) != len(b.Props) {
+		return false
+	}
+	for name, p := range a.Props {
+		if q, ok := b.Props[name]; !ok || q.File.NoSniff != p.File.NoSniff {
+			return false
+		}
+	}
+	return true
+}

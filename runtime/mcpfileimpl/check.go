@@ -1,0 +1,494 @@
+package mcpfileimpl
+
+import (
+	"bytes"
+	stdbase64 "encoding/base64"
+	"io"
+	"unsafe"
+
+	"github.com/segmentio/asm/base64"
+
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/datauri"
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+)
+
+// This file is the check of one file value: scheme, form, media type
+// against accept, size against maxSize before anything of the decoded size
+// is allocated, the payload, and the content, in that order, each breaking
+// one runtime.Rule. datauri parses the URI; the x-mcp-file rules are here.
+
+// decodeURI checks uri, the value of the file argument arg, against d and
+// returns the decoded file. The checks, in order:
+//
+//  1. scheme: only data: URIs (runtime.RuleScheme); nothing else is ever fetched or opened;
+//  2. form: data:[<mediatype>][;base64],<data> (runtime.RuleURIForm);
+//  3. media type: [descriptor.File.Accepts] (runtime.RuleMediaType);
+//  4. size: the decoded size against d's limit (runtime.RuleMaxSize), computed from
+//     the encoded length before the decoded buffer is allocated;
+//  5. the data decodes (runtime.RuleURIForm);
+//  6. content: the bytes match the declared media type (runtime.RuleContent),
+//     unless d.NoSniff.
+//
+// Every error is an [*runtime.Error]. See the package documentation for the accepted
+// forms of base64 and percent-encoded data.
+func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
+	f, err := decode(arg, stringBytes(uri), d, false)
+	if err != nil {
+		return runtime.File{}, err
+	}
+	return f, nil
+}
+
+// validateURI performs every check of decodeURI on uri without keeping the
+// decoded bytes, for servers whose file field is a plain string: the data is
+// decoded in small chunks and only a prefix is kept for the content check.
+func validateURI(arg, uri string, d descriptor.File) error {
+	if err := validate(arg, stringBytes(uri), d, false); err != nil {
+		return err
+	}
+	return nil
+}
+
+// decodeJSON is decodeURI for the raw JSON string token tok (quotes
+// included, as a json.RawMessage or [Object.Unmarshal] gives it), without first
+// converting it to a Go string: when tok has no escapes, the URI is read in
+// place and the only allocation of the decoded size is File.Data, which never
+// aliases tok. A token with escapes (PHP's encoder writes "\/", .NET's
+// "\u002B") is unescaped exactly as encoding/json would, in three steps
+// that keep the size check first: the header is unescaped into a small
+// buffer and checked, the payload's decoded size is counted by a walk that
+// allocates nothing, and only then is the payload unescaped into one more
+// buffer (line breaks dropped) and decoded.
+//
+// A tok that is not a JSON string gives a runtime.RuleURIForm [*runtime.Error]; a malformed
+// string token gives the error encoding/json gives for it.
+func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
+	uri, escaped, err := jsonString(arg, tok)
+	if err != nil {
+		return runtime.File{}, err
+	}
+	var f runtime.File
+	var ferr *runtime.Error
+	if escaped {
+		f, ferr = decodeEscaped(arg, uri, d)
+	} else {
+		f, ferr = decode(arg, uri, d, true)
+	}
+	if ferr != nil {
+		return runtime.File{}, ferr
+	}
+	return f, nil
+}
+
+// validateJSON is validateURI for the raw JSON string token tok. It returns
+// the URI, unescaped as encoding/json would, for the server's string field
+// (its one allocation of the URI's size, made after the size check); on
+// error it returns "".
+func validateJSON(arg string, tok []byte, d descriptor.File) (string, error) {
+	uri, escaped, err := jsonString(arg, tok)
+	if err != nil {
+		return "", err
+	}
+	if escaped {
+		// Check the size before unescaping the whole URI.
+		if _, err := checkEscaped(arg, uri, d); err != nil {
+			return "", err
+		}
+		u := jsonwalk.Unquote(uri)
+		if err := validate(arg, u, d, false); err != nil {
+			return "", err
+		}
+		return unsafe.String(unsafe.SliceData(u), len(u)), nil
+	}
+	if err := validate(arg, uri, d, true); err != nil {
+		return "", err
+	}
+	return string(uri), nil
+}
+
+// decode implements Decode. clean reports that uri is known to hold no
+// control characters (it came from a JSON string without escapes).
+func decode(arg string, uri []byte, d descriptor.File, clean bool) (runtime.File, *runtime.Error) {
+	p, err := check(arg, uri, d)
+	if err != nil {
+		return runtime.File{}, err
+	}
+	return decodePayload(arg, p.Header, p.payload, d, clean)
+}
+
+// decodePayload decodes the payload of a URI whose header h passed the
+// checks, checks the content against h's media type and returns the File.
+func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.File, clean bool) (runtime.File, *runtime.Error) {
+	var data []byte
+	var err *runtime.Error
+	if h.Base64 {
+		data, err = decodeBase64(arg, payload, d, clean)
+	} else {
+		data, err = decodePercent(arg, payload, d)
+	}
+	if err != nil {
+		return runtime.File{}, err
+	}
+	if !d.NoSniff {
+		if err := checkContent(arg, h.MediaType, h.Params["charset"], data[:min(len(data), content.SniffLen)]); err != nil {
+			return runtime.File{}, err
+		}
+	}
+	return runtime.File{MediaType: h.MediaType, Params: h.Params, Name: runtime.SanitizeName(h.Name), Data: data}, nil
+}
+
+// parsed is a data: URI whose header passed the checks.
+type parsed struct {
+	datauri.Header
+	payload []byte
+}
+
+// check runs the checks that need no decoding: scheme, header, media type.
+func check(arg string, uri []byte, d descriptor.File) (parsed, *runtime.Error) {
+	hdr, payload, err := splitURI(arg, uri)
+	if err != nil {
+		return parsed{}, err
+	}
+	h, herr := datauri.ParseHeader(hdr)
+	if herr != nil {
+		return parsed{}, uriError(arg, herr)
+	}
+	if !d.Accepts(h.MediaType) {
+		return parsed{}, &runtime.Error{Arg: arg, Rule: runtime.RuleMediaType, MediaType: h.MediaType, Allowed: d.Allowed()}
+	}
+	return parsed{Header: h, payload: payload}, nil
+}
+
+func sizeError(arg string, n, limit int64) *runtime.Error {
+	return &runtime.Error{Arg: arg, Rule: runtime.RuleMaxSize, Received: n, Limit: limit}
+}
+
+// base64Checked is base64Size for the payload of argument arg, checked: a
+// length no base64 text has breaks runtime.RuleURIForm, and a decoded size over
+// d's limit runtime.RuleMaxSize.
+func base64Checked(arg string, p []byte, lineBreaks bool, d descriptor.File) (n int64, raw bool, err *runtime.Error) {
+	n, raw, ok := datauri.Base64Size(p, lineBreaks)
+	if !ok {
+		return 0, false, formError(arg, datauri.BadBase64)
+	}
+	if limit := d.Limit(runtime.DefaultMaxSize); n > limit {
+		return 0, false, sizeError(arg, n, limit)
+	}
+	return n, raw, nil
+}
+
+// decodeBase64 decodes the base64 payload p after checking its decoded size
+// against d's limit. Line breaks are tolerated (see the package
+// documentation); the fast path, without them, allocates exactly the
+// decoded size and decodes with SIMD where the CPU has it.
+func decodeBase64(arg string, p []byte, d descriptor.File, clean bool) ([]byte, *runtime.Error) {
+	if !clean && datauri.HasLineBreak(p) {
+		// Rare: RFC 2045 line breaks. Strip them into a copy; the
+		// decoded size is checked before the copy is made.
+		if _, _, err := base64Checked(arg, p, true, d); err != nil {
+			return nil, err
+		}
+		p = datauri.WithoutLineBreaks(p)
+	}
+	n, raw, cerr := base64Checked(arg, p, false, d)
+	if cerr != nil {
+		return nil, cerr
+	}
+	enc := base64.StdEncoding
+	if raw {
+		enc = base64.RawStdEncoding
+	}
+	// The SIMD decoder writes 32 bytes for every 24 it decodes while at
+	// least 45 input bytes remain; base64Size's exact length leaves room
+	// for that (see TestBase64NoOverrun).
+	buf := make([]byte, n)
+	m, err := enc.Decode(buf, p)
+	if err != nil || int64(m) != n {
+		return nil, base64Error(arg, p, raw)
+	}
+	return buf, nil
+}
+
+// decodePercent decodes the percent-encoded payload p after checking its
+// decoded size against d's limit.
+func decodePercent(arg string, p []byte, d descriptor.File) ([]byte, *runtime.Error) {
+	n := datauri.PercentSize(p)
+	if n < 0 {
+		return nil, formError(arg, "the data has an invalid %-escape")
+	}
+	if limit := d.Limit(runtime.DefaultMaxSize); n > limit {
+		return nil, sizeError(arg, n, limit)
+	}
+	buf := make([]byte, n)
+	if err := unpercent(arg, buf, p); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// validate implements Validate.
+func validate(arg string, uri []byte, d descriptor.File, clean bool) *runtime.Error {
+	p, err := check(arg, uri, d)
+	if err != nil {
+		return err
+	}
+	var prefix [content.SniffLen]byte
+	var n int
+	if p.Base64 {
+		n, err = validateBase64(arg, p.payload, d, clean, prefix[:])
+	} else {
+		size := datauri.PercentSize(p.payload)
+		if size < 0 {
+			return formError(arg, "the data has an invalid %-escape")
+		}
+		if limit := d.Limit(runtime.DefaultMaxSize); size > limit {
+			return sizeError(arg, size, limit)
+		}
+		err = unpercent(arg, prefix[:], p.payload)
+		n = int(min(size, content.SniffLen))
+	}
+	if err != nil {
+		return err
+	}
+	if !d.NoSniff {
+		return checkContent(arg, p.MediaType, p.Params["charset"], prefix[:n])
+	}
+	return nil
+}
+
+// validateBase64 checks the size and the validity of the base64 payload p,
+// decoding it in chunks, and copies the first decoded bytes into prefix.
+func validateBase64(arg string, p []byte, d descriptor.File, clean bool, prefix []byte) (int, *runtime.Error) {
+	if !clean && datauri.HasLineBreak(p) {
+		_, raw, cerr := base64Checked(arg, p, true, d)
+		if cerr != nil {
+			return 0, cerr
+		}
+		enc := stdbase64.StdEncoding
+		if raw {
+			enc = stdbase64.RawStdEncoding
+		}
+		r := stdbase64.NewDecoder(enc, bytes.NewReader(p))
+		k, err := io.ReadFull(r, prefix)
+		if err == nil {
+			_, err = io.Copy(io.Discard, r)
+		} else if err == io.ErrUnexpectedEOF || err == io.EOF {
+			err = nil
+		}
+		if err != nil {
+			return 0, base64Error(arg, datauri.WithoutLineBreaks(p), raw)
+		}
+		return k, nil
+	}
+	_, raw, err := base64Checked(arg, p, false, d)
+	if err != nil {
+		return 0, err
+	}
+	enc := base64.StdEncoding
+	if raw {
+		enc = base64.RawStdEncoding
+	}
+	const chunk = 4096 // input bytes per step: a multiple of 4
+	var buf [chunk/4*3 + 32]byte
+	k := 0
+	for off := 0; off < len(p); off += chunk {
+		part := p[off:min(off+chunk, len(p))]
+		last := off+chunk >= len(p)
+		if !last && part[len(part)-1] == '=' {
+			return 0, base64Error(arg, p, raw)
+		}
+		e := enc
+		if !last {
+			e = base64.RawStdEncoding // no padding before the end
+		}
+		m, err := e.Decode(buf[:], part)
+		if err != nil {
+			return 0, base64Error(arg, p, raw)
+		}
+		k += copy(prefix[k:], buf[:m])
+	}
+	return k, nil
+}
+
+// escapedPayload describes the payload of a URI held, escaped, in a JSON
+// string: where it starts in the unescaped URI and its unescaped length.
+type escapedPayload struct {
+	datauri.Header
+	off        int   // offset of the payload in the unescaped URI
+	total      int64 // unescaped length of the payload
+	lineBreaks int64 // CR and LF in a base64 payload
+}
+
+// checkEscaped makes the checks that need no decoding (scheme, form of the
+// header, media type) and the size check on the URI held, escaped, in the
+// JSON string contents s, unescaping only the header. The errors are those
+// Decode gives for the unescaped URI.
+func checkEscaped(arg string, s []byte, d descriptor.File) (escapedPayload, *runtime.Error) {
+	// The unescaped prefix that splitURI and parseHeader look at: long
+	// enough to hold the longest header, and one byte more to tell that
+	// there is more.
+	var pb [len("data:") + datauri.MaxHeaderLen + 2]byte
+	prefix := pb[:0]
+	u := jsonwalk.NewUnescaper(s)
+	var pending []byte // the part of the last piece beyond the prefix
+	for len(prefix) < cap(prefix) {
+		piece := u.Next()
+		if piece == nil {
+			break
+		}
+		k := min(len(piece), cap(prefix)-len(prefix))
+		prefix, pending = append(prefix, piece[:k]...), piece[k:]
+	}
+	p, err := check(arg, prefix, d)
+	if err != nil {
+		return escapedPayload{}, err
+	}
+	// Count the rest of the payload on the same walk.
+	c := payloadCounter{base64: p.Base64}
+	c.add(p.payload)
+	c.add(pending)
+	for piece := u.Next(); piece != nil; piece = u.Next() {
+		c.add(piece)
+	}
+	e := escapedPayload{Header: p.Header, off: len(prefix) - len(p.payload), total: c.total, lineBreaks: c.lineBreaks}
+	var n int64
+	if e.Base64 {
+		var ok bool
+		if n, _, ok = datauri.Base64Len(c.total-c.lineBreaks, c.last, c.prev); !ok {
+			return e, formError(arg, datauri.BadBase64)
+		}
+	} else if n = c.total - 2*c.pct; n < 0 {
+		return e, formError(arg, "the data has an invalid %-escape")
+	}
+	if limit := d.Limit(runtime.DefaultMaxSize); n > limit {
+		return e, sizeError(arg, n, limit)
+	}
+	return e, nil
+}
+
+// payloadCounter counts an unescaped payload piece by piece: its length,
+// its line breaks (base64) or '%' (percent-encoding), and the last two
+// characters that are not line breaks.
+type payloadCounter struct {
+	base64                 bool
+	total, lineBreaks, pct int64
+	last, prev             byte
+}
+
+func (c *payloadCounter) add(piece []byte) {
+	if len(piece) == 0 {
+		return
+	}
+	c.total += int64(len(piece))
+	if !c.base64 {
+		c.pct += int64(bytes.Count(piece, []byte{'%'}))
+		return
+	}
+	if len(piece) == 1 || bytes.IndexByte(piece, '\n') >= 0 || bytes.IndexByte(piece, '\r') >= 0 {
+		for _, ch := range piece {
+			if ch == '\r' || ch == '\n' {
+				c.lineBreaks++
+			} else {
+				c.last, c.prev = ch, c.last
+			}
+		}
+		return
+	}
+	c.last, c.prev = piece[len(piece)-1], piece[len(piece)-2]
+}
+
+// decodeEscaped is decode for a URI held, escaped, in the JSON string
+// contents s. After the size check it unescapes the payload alone (without
+// line breaks, for base64) and decodes that.
+func decodeEscaped(arg string, s []byte, d descriptor.File) (runtime.File, *runtime.Error) {
+	e, err := checkEscaped(arg, s, d)
+	if err != nil {
+		return runtime.File{}, err
+	}
+	payload := make([]byte, 0, e.total-e.lineBreaks)
+	u := jsonwalk.NewUnescaper(s)
+	for off, piece := e.off, u.Next(); piece != nil; piece = u.Next() {
+		if off > 0 {
+			k := min(off, len(piece))
+			piece, off = piece[k:], off-k
+		}
+		if e.Base64 && e.lineBreaks > 0 {
+			for _, c := range piece {
+				if c != '\r' && c != '\n' {
+					payload = append(payload, c)
+				}
+			}
+			continue
+		}
+		payload = append(payload, piece...)
+	}
+	return decodePayload(arg, e.Header, payload, d, true)
+}
+
+// stringBytes returns the bytes of s without copying. They are only read.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// uriError is the error of argument arg for the datauri error e.
+func uriError(arg string, e *datauri.Error) *runtime.Error {
+	if e.NotData {
+		return &runtime.Error{Arg: arg, Rule: runtime.RuleScheme, Scheme: e.Scheme, Reason: e.Reason}
+	}
+	return formError(arg, e.Reason)
+}
+
+func formError(arg, reason string) *runtime.Error {
+	return &runtime.Error{Arg: arg, Rule: runtime.RuleURIForm, Reason: reason}
+}
+
+// splitURI is datauri.Split for argument arg.
+func splitURI(arg string, uri []byte) (hdr, payload []byte, err *runtime.Error) {
+	hdr, payload, e := datauri.Split(uri)
+	if e != nil {
+		return nil, nil, uriError(arg, e)
+	}
+	return hdr, payload, nil
+}
+
+// base64Error locates the first invalid base64 byte for the error text.
+func base64Error(arg string, p []byte, raw bool) *runtime.Error {
+	return uriError(arg, datauri.Base64Error(p, raw))
+}
+
+// unpercent is datauri.Unpercent for argument arg.
+func unpercent(arg string, dst, p []byte) *runtime.Error {
+	if e := datauri.Unpercent(dst, p); e != nil {
+		return uriError(arg, e)
+	}
+	return nil
+}
+
+// checkContent checks the first decoded bytes of a file against its
+// declared media type mt and charset (see package content).
+func checkContent(arg, mt, charset string, prefix []byte) *runtime.Error {
+	if detected, ok := content.Check(mt, charset, prefix); !ok {
+		return &runtime.Error{Arg: arg, Rule: runtime.RuleContent, MediaType: mt, Detected: detected}
+	}
+	return nil
+}
+
+// jsonString returns the contents of the JSON string token tok, quotes
+// removed, still escaped when escaped is true. Without escapes they are
+// ASCII without control characters.
+func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
+	t := jsonwalk.TrimWS(tok)
+	if len(t) == 0 || t[0] != '"' {
+		return nil, false, typeError(arg, t, false)
+	}
+	if len(t) >= 2 && t[len(t)-1] == '"' && jsonwalk.Plain(t[1:len(t)-1]) {
+		return t[1 : len(t)-1], false, nil
+	}
+	if end, ok := jsonwalk.ScanString(t, 0); !ok || end != len(t) {
+		return nil, false, jsonwalk.DecodeError(tok, new(string))
+	}
+	return t[1 : len(t)-1], true, nil
+}
