@@ -155,10 +155,17 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		if err == nil && er == nil {
 			err = errors.New("no answer")
 		}
-		if err != nil {
-			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, err)
+		var again string
+		switch {
+		case err != nil && strings.Contains(err.Error(), sdkContentMismatch):
+			// The SDK checked the answer against the form and refused it,
+			// quoting it: a failed try, explained without the answer.
+			again, err = e.refused(safeError(err), try)
+		case err != nil:
+			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, safeError(err))
+		default:
+			ans, again, err = e.answer(er, try)
 		}
-		ans, again, err := e.answer(er, try)
 		if again == "" || err != nil {
 			return ans, nil, err
 		}
@@ -192,6 +199,10 @@ func formFor(schema json.RawMessage) *form {
 	v, _ := forms.LoadOrStore(string(schema), f)
 	return v.(*form)
 }
+
+// sdkContentMismatch is in the error the go-sdk's ServerSession.Elicit
+// returns for an answer that does not match the form's schema.
+const sdkContentMismatch = "elicitation result content does not match requested schema"
 
 // elicitation reads the answers to one form.
 type elicitation[T any, P Generated[T]] struct {
@@ -228,10 +239,18 @@ func (e elicitation[T, P]) answer(er *mcp.ElicitResult, try int) (ans Answer[T],
 		return ans, "", nil
 	}
 	ans.Value = *new(T)
+	again, err = e.refused(verr, try)
+	return ans, again, err
+}
+
+// refused is the answer to try number try being refused for verr: the
+// message to ask again with, or the error that ends the call after the
+// last try.
+func (e elicitation[T, P]) refused(verr error, try int) (again string, err error) {
 	if try >= e.maxTries {
-		return ans, "", fmt.Errorf("the user's answer was not accepted after %d tries: %v", try, verr)
+		return "", fmt.Errorf("the user's answer was not accepted after %d tries: %v", try, verr)
 	}
-	return ans, fmt.Sprintf("%s\n\nThat was not accepted: %v\nPlease try again (try %d of %d).", e.message, verr, try+1, e.maxTries), nil
+	return fmt.Sprintf("%s\n\nThat was not accepted: %v\nPlease try again (try %d of %d).", e.message, verr, try+1, e.maxTries), nil
 }
 
 // formElicitation reports whether the client declared form elicitation.

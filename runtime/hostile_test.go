@@ -87,6 +87,9 @@ var hostileCases = []hostileCase{
 	{"huge number", "describe", `{"image":"data:,x","detail":1` + strings.Repeat("0", 4000) + `}`},
 	{"huge key", "describe", `{"image":"data:,x","` + strings.Repeat("k", 4000) + `":1}`},
 	{"many unknown keys", "describe", `{"image":"data:,x"` + strings.Repeat(`,"k":1`, 1) + manyKeys(2000) + `}`},
+	{"file in a time field", "many", `{"files":["data:,x"],"when":@}`},
+	{"file in an any field", "many", `{"files":["data:,x"],"extra":{"a":[@]},"when":5}`},
+	{"escaped file in a number field", "describe", `{"image":"data:,x","detail":"\u0064ata:,TOPSECRETTOPSECRETTOPSECRET"}`},
 	{"many tiny files", "many", `{"files":[` + strings.TrimSuffix(strings.Repeat(`"data:,",`, 5000), ",") + `]}`},
 	{"tiny files as objects", "many", `{"files":[` + strings.TrimSuffix(strings.Repeat(`{},`, 5000), ",") + `]}`},
 }
@@ -294,5 +297,44 @@ func TestHostileElicitation(t *testing.T) {
 			}
 			checkText(t, what+": error", textOf(res))
 		}
+	}
+}
+
+// TestHostileElicitationOlderProtocols answers elicitation/create with the
+// file in the wrong place: the SDK refuses such an answer with an error
+// that quotes it; the user is asked again without it, and the call's final
+// error is bounded and quotes no run of the file.
+func TestHostileElicitationOlderProtocols(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			a := &answerer{}
+			for range 3 {
+				a.answers = append(a.answers, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"photo": []any{secret.uri}}})
+			}
+			cs := mcptest.Connect(t, profileServer(nil), &mcp.ClientOptions{ElicitationHandler: a.handle}, version)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_profile", Arguments: map[string]any{"displayName": "Mona"}})
+			if err != nil {
+				t.Fatalf("CallTool: %v", err)
+			}
+			if !res.IsError {
+				t.Fatalf("result is not an error: %s", textOf(res))
+			}
+			checkText(t, "final error", textOf(res))
+			if len(a.messages) != 3 {
+				t.Errorf("asked %d times, want 3; result %s", len(a.messages), textOf(res))
+			}
+			for i, m := range a.messages {
+				checkText(t, fmt.Sprintf("message %d", i), m)
+			}
+		})
+	}
+}
+
+// TestEscapedKeysAccepted checks that a property name written with escapes,
+// as Python's json.dumps writes non-ASCII, is accepted as the SDK accepts it.
+func TestEscapedKeysAccepted(t *testing.T) {
+	res := hostileCall(t, "many", []byte(`{"files":["data:,x"],"\u006e\u006f\u0074\u0065":"a note of some length"}`))
+	if res.IsError {
+		t.Errorf("escaped key refused: %s", textOf(res))
 	}
 }

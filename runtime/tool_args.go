@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -37,10 +36,8 @@ type argsChecker struct {
 	// see contentKeywords) and no default. The skeleton then stands in
 	// short placeholders for long strings and data: URIs wherever they are,
 	// so that the validator neither copies a file sent in the wrong place
-	// nor quotes it in its error. keyLen is the longest property name in
-	// the schema: a longer key names no property.
+	// nor quotes it in its error.
 	shorten bool
-	keyLen  int
 }
 
 // newArgsChecker prepares the checking of tool arguments (what is
@@ -68,15 +65,12 @@ func newArgsChecker(what string, b json.RawMessage) (*argsChecker, error) {
 	}
 	c := &argsChecker{what: what, resolved: r, files: d.Props}
 	content := false
-	walkSchema(generic, func(keyword string, props map[string]any) {
+	walkSchema(generic, func(keyword string) {
 		switch {
 		case keyword == "default":
 			c.hasDefaults = true
 		case contentKeywords[keyword]:
 			content = true
-		}
-		for name := range props {
-			c.keyLen = max(c.keyLen, len(name))
 		}
 	})
 	c.shorten = !content && !c.hasDefaults
@@ -94,18 +88,14 @@ var contentKeywords = map[string]bool{
 }
 
 // walkSchema calls visit for every keyword of the JSON Schema v and of its
-// subschemas, with the property map when the keyword is "properties".
-func walkSchema(v any, visit func(keyword string, props map[string]any)) {
+// subschemas.
+func walkSchema(v any, visit func(keyword string)) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return
 	}
 	for k, e := range m {
-		props, _ := e.(map[string]any)
-		if k != "properties" {
-			props = nil
-		}
-		visit(k, props)
+		visit(k)
 		switch k {
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
 			if sub, ok := e.(map[string]any); ok {
@@ -133,7 +123,7 @@ func walkSchema(v any, visit func(keyword string, props map[string]any)) {
 // by encoding/json, else with encoding/json. Its error is the text the model
 // sees.
 func (c *argsChecker) decode(args json.RawMessage, dst any) error {
-	return bounded(c.decodeArgs(args, dst))
+	return safeError(c.decodeArgs(args, dst))
 }
 
 // decodeArgs implements decode, with errors of any length.
@@ -238,13 +228,13 @@ func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]boo
 	i := jsonwalk.SkipWS(args, 0)
 	if i == len(args) || args[i] != '{' {
 		if end, ok := jsonwalk.ScanValue(args, i, 0); ok && jsonwalk.SkipWS(args, end) == len(args) {
-			return c.appendValue(nil, args[i:end], new(int)), nil, nil
+			return c.appendValue(nil, args[i:end]), nil, nil
 		}
 		return args, nil, nil
 	}
 	out := make([]byte, 0, 256)
 	out = append(out, '{')
-	n, keys := 0, 0
+	n := 0
 	var bad map[string]*Error // file members of the wrong shape, by name
 	var order []string
 	ok := jsonwalk.WalkObject(args, i, func(key, val jsonwalk.Span) bool {
@@ -253,11 +243,11 @@ func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]boo
 		}
 		n++
 		k, v := args[key.Start:key.End], args[val.Start:val.End]
-		out = c.appendString(out, k, true, &keys)
+		out = c.appendString(out, k, true)
 		out = append(out, ':')
 		prop, name := c.fileProp(k)
 		if prop == nil {
-			out = c.appendValue(out, v, &keys)
+			out = c.appendValue(out, v)
 			return true
 		}
 		if present == nil {
@@ -366,11 +356,9 @@ const (
 // appendValue appends the well-formed JSON value v to out, and, when
 // c.shorten, with stand-ins that the validator judges as it would judge v:
 // a string longer than shortLen becomes "[string of N bytes]", a data: URI
-// its redacted form (see [Redact]), a key longer than any property name
-// "[key #k of N bytes]" (numbered, so that keys stay distinct), and a
-// number longer than numberLen the shortest form of its float64 value (or
-// 1e999, which overflows as it did). n counts the keys replaced.
-func (c *argsChecker) appendValue(out, v []byte, n *int) []byte {
+// its redacted form (see datauri.Redact), and a number longer than numberLen the shortest form of its float64
+// value (or 1e999, which overflows as it did). Keys are kept.
+func (c *argsChecker) appendValue(out, v []byte) []byte {
 	if !c.shorten {
 		return append(out, v...)
 	}
@@ -379,7 +367,7 @@ func (c *argsChecker) appendValue(out, v []byte, n *int) []byte {
 		case ch == '"':
 			j, _ := jsonwalk.ScanString(v, i)
 			k := jsonwalk.SkipWS(v, j)
-			out = c.appendString(out, v[i:j], k < len(v) && v[k] == ':', n)
+			out = c.appendString(out, v[i:j], k < len(v) && v[k] == ':')
 			i = j
 		case ch == '-' || '0' <= ch && ch <= '9':
 			j, _ := jsonwalk.ScanNumber(v, i)
@@ -395,17 +383,18 @@ func (c *argsChecker) appendValue(out, v []byte, n *int) []byte {
 
 // appendString appends the JSON string tok (quotes included), a key when
 // key is true, shortened as appendValue says when c.shorten.
-func (c *argsChecker) appendString(out, tok []byte, key bool, n *int) []byte {
+func (c *argsChecker) appendString(out, tok []byte, key bool) []byte {
 	raw := tok[1 : len(tok)-1]
 	if !c.shorten {
 		return append(out, tok...)
 	}
 	if key {
-		if len(raw) <= max(shortLen, c.keyLen) {
-			return append(out, tok...)
-		}
-		*n++
-		return fmt.Appendf(out, `"[key #%d of %d bytes]"`, *n, len(raw))
+		// Keys stay as they are: a key names a property, and a stand-in
+		// could name another; an error that quotes one is redacted.
+		return append(out, tok...)
+	}
+	if len(raw) <= shortLen && bytes.IndexByte(raw, '\\') >= 0 {
+		raw = jsonwalk.Unquote(raw) // "\u0064ata:" is a data: URI too
 	}
 	if len(raw) >= 5 && datauri.EqualFold(raw[:5], "data:") {
 		r := datauri.Redact(unsafe.String(unsafe.SliceData(raw), len(raw)))
@@ -438,33 +427,16 @@ func appendNumber(out, tok []byte) []byte {
 	return strconv.AppendFloat(out, f, 'g', -1, 64)
 }
 
-// maxErrorText bounds the text of an error about arguments (4 bytes more
-// for the ellipsis), whatever the input: with the skeleton's stand-ins, no
-// message quotes a file, and none grows with the request.
-const maxErrorText = 1024
-
-// bounded returns err with its text cut to maxErrorText bytes at a rune
-// boundary, the original still reachable with errors.As and errors.Is;
-// nil and short errors are returned as they are.
-func bounded(err error) error {
-	if err == nil || len(err.Error()) <= maxErrorText {
+// safeError returns err as the model may see it: an [*Error] as it is (its
+// text quotes no part of a value), anything else (from the schema
+// validator, encoding/json, a field type's own decoder, a client) redacted
+// and bounded by datauri.RedactError.
+func safeError(err error) error {
+	if _, ok := err.(*Error); ok || err == nil {
 		return err
 	}
-	return boundedError{err}
+	return datauri.RedactError(err)
 }
-
-type boundedError struct{ err error }
-
-func (e boundedError) Error() string {
-	s := e.err.Error()
-	cut := maxErrorText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func (e boundedError) Unwrap() error { return e.err }
 
 // checkCount checks the number of files n of the array argument arg
 // against p's limits, the largest first.

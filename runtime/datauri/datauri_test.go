@@ -53,3 +53,21 @@ func TestDecode(t *testing.T) {
 		t.Errorf("Decode(SEP PNG) = %+v, %d bytes, %v", h, len(data), err)
 	}
 }
+
+func TestRedactText(t *testing.T) {
+	b64 := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+	for _, tt := range []struct{ in, want string }{
+		{"plain words", "plain words"},
+		{`type: data:image/png;base64,` + b64 + ` has type "string"`, `type: data:… has type "string"`},
+		{`map[x:DATA:text/plain,secret%20words]`, `map[x:data:…]`},
+		{`parsing time "` + b64 + `" as RFC3339`, `parsing time "…" as RFC3339`},
+		{b64, "…"},
+		{"short base64 QUJD stays", "short base64 QUJD stays"},
+		{"mcpfileCodeTooOld_run_go_generate", "mcpfileCodeTooOld_run_go_generate"},
+		{`["data:,x","data:,y"]`, `["data:…","data:…"]`},
+	} {
+		if got := RedactText(tt.in); got != tt.want {
+			t.Errorf("RedactText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	stdbase64 "encoding/base64"
 	"errors"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/segmentio/asm/base64"
@@ -229,3 +231,81 @@ func Decode(uri string) (Header, []byte, error) {
 	}
 	return h, data, nil
 }
+
+// redactRun is the shortest run of base64 characters RedactText replaces.
+const redactRun = 32
+
+// RedactText returns s, a message that may quote a value it refused (an
+// error from a JSON decoder, a schema validator or a client), with every
+// data: URI in it replaced by "data:…" and every run of redactRun or more
+// base64 characters (A-Z, a-z, 0-9, +, /, =) by "…", so that it carries no
+// file bytes. A data: URI ends at a space, a quote, or a closing bracket,
+// brace or parenthesis.
+func RedactText(s string) string {
+	var b []byte // nil until something is replaced
+	run := 0     // length of the run of base64 characters ending at i-1
+	last := 0    // s[last:i] is still to copy
+	for i := 0; i < len(s); i++ {
+		if len(s)-i >= 5 && EqualFold([]byte(s[i:i+5]), "data:") && (i == 0 || !isBase64Char(s[i-1])) {
+			j := i + 5
+			for j < len(s) && !strings.ContainsRune(" \t\r\n\"'`]})>", rune(s[j])) {
+				j++
+			}
+			b = append(append(b, s[last:i]...), "data:…"...)
+			last, i, run = j, j-1, 0
+			continue
+		}
+		if isBase64Char(s[i]) {
+			run++
+			continue
+		}
+		if run >= redactRun {
+			b = append(append(b, s[last:i-run]...), "…"...)
+			last = i
+		}
+		run = 0
+	}
+	if run >= redactRun {
+		b = append(append(b, s[last:len(s)-run]...), "…"...)
+		last = len(s)
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+func isBase64Char(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+// MaxErrorText bounds the text of an error RedactError returns, in bytes
+// (an ellipsis more when it is cut).
+const MaxErrorText = 1024
+
+// RedactError returns err with its text redacted by RedactText and cut to
+// MaxErrorText bytes at a character boundary, for errors whose text may
+// quote a value (a JSON decoder's, a validator's, a client's). The original
+// stays reachable with errors.As and errors.Is; nil stays nil.
+func RedactError(err error) error {
+	if err == nil {
+		return nil
+	}
+	text := RedactText(err.Error())
+	if len(text) > MaxErrorText {
+		cut := MaxErrorText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return &redactedError{text: text, err: err}
+}
+
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
@@ -142,7 +143,7 @@ func (o *Object) Unmarshal(b []byte, plain any, targets ...Target) error {
 	}
 	if rest != nil {
 		if err := json.Unmarshal(rest, plain); err != nil {
-			return err
+			return datauri.RedactError(err) // a field type's decoder (time.Time's) may quote the value
 		}
 	}
 	for i, t := range targets {

@@ -7,6 +7,7 @@
 package descriptor
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -183,26 +184,48 @@ func (s *Schema) Names() []string { return slices.Sorted(maps.Keys(s.Props)) }
 // x-mcp-file and arrays whose items have it.
 func Parse(b []byte) (*Schema, error) {
 	type prop struct {
-		File  *File `json:"x-mcp-file"`
-		Items *struct {
-			File *File `json:"x-mcp-file"`
-		} `json:"items"`
-		MinItems *int `json:"minItems"`
-		MaxItems *int `json:"maxItems"`
+		File     *File           `json:"x-mcp-file"`
+		Items    json.RawMessage `json:"items"`
+		MinItems *int            `json:"minItems"`
+		MaxItems *int            `json:"maxItems"`
 	}
 	var s struct {
-		Properties map[string]prop `json:"properties"`
+		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("reading the schema's x-mcp-file entries: %v", err)
 	}
+	// A property or items schema may be a boolean (true for an interface
+	// type): it carries no file.
+	object := func(raw json.RawMessage, v any) (bool, error) {
+		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+			return false, nil
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return false, fmt.Errorf("reading the schema's x-mcp-file entries: %v", err)
+		}
+		return true, nil
+	}
 	out := &Schema{Props: make(map[string]*Prop)}
-	for name, p := range s.Properties {
+	for name, raw := range s.Properties {
+		var p prop
+		if ok, err := object(raw, &p); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var items struct {
+			File *File `json:"x-mcp-file"`
+		}
+		if _, err := object(p.Items, &items); err != nil {
+			return nil, err
+		}
 		switch {
 		case p.File != nil:
 			out.Props[name] = &Prop{Name: name, Kind: Single, File: *p.File}
-		case p.Items != nil && p.Items.File != nil:
-			fp := &Prop{Name: name, Kind: Array, File: *p.Items.File}
+		case items.File != nil:
+			fp := &Prop{Name: name, Kind: Array, File: *items.File}
 			if p.MaxItems != nil {
 				if *p.MaxItems < 1 {
 					return nil, fmt.Errorf("property %q is an array of files with maxItems %d: want at least 1 (mcpfile tag maxFiles), or none for the default", name, *p.MaxItems)

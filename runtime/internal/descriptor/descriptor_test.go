@@ -12,7 +12,7 @@ func TestParse(t *testing.T) {
 		`"b":{"type":["null","array"],"items":{"type":"string","format":"uri","x-mcp-file":{"maxSize":3}}},` +
 		`"c":{"type":"array","items":{"type":"string"}},"d":{"type":"string"},` +
 		`"e":{"type":"array","maxItems":4,"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/*",".png"],"maxSize":5242880}}},` +
-		`"f":{"type":"string","x-mcp-file":null}}}`))
+		`"f":{"type":"string","x-mcp-file":null},"g":true,"h":{"type":["null","array"],"items":true}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
+	"time"
 )
 
 // The runtime package must accept code generated for version 4: if it does not,
@@ -183,6 +184,8 @@ var _ ManyArgs = mcpfileStructManyArgs_changed_run_go_generate{}
 type mcpfileStructManyArgs_changed_run_go_generate = struct {
 	Files []runtime.File `json:"files" mcpfile:"maxSize=1KiB"`
 	Note  string         `json:"note,omitempty"`
+	When  *time.Time     `json:"when,omitempty"`
+	Extra any            `json:"extra,omitempty"`
 }
 
 // MCPSchema returns the JSON Schema of ManyArgs, computed by mcpfilegen,
@@ -206,17 +209,24 @@ const mcpfileSchemaManyArgs = `{
     },
     "note": {
       "type": "string"
-    }
+    },
+    "when": {
+      "type": [
+        "null",
+        "string"
+      ]
+    },
+    "extra": true
   },
   "additionalProperties": false,
   "type": "object",
   "required": [
     "files"
   ],
-  "description": "ManyArgs are the arguments of a tool that takes small files, as many as the runtime's default allows, with a note."
+  "description": "ManyArgs are the arguments of a tool that takes small files, as many as the runtime's default allows, with a note, a time (whose decoder quotes what it refuses) and anything at all (whose schema is true)."
 }`
 
-var mcpfileObjectManyArgs = mcpfileimpl.NewObject(mcpfileSchemaManyArgs, []string{"files", "note"}, []string{"files"})
+var mcpfileObjectManyArgs = mcpfileimpl.NewObject(mcpfileSchemaManyArgs, []string{"files", "note", "when", "extra"}, []string{"files"})
 
 // UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
 // each file argument and checks it against its x-mcp-file constraints.

@@ -7,7 +7,11 @@ package testtypes
 
 //go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,DocsArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm
 
-import "github.com/mcpfile/mcpfile/runtime"
+import (
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime"
+)
 
 // ImageArgs are the arguments of a tool that describes one small image.
 type ImageArgs struct {
@@ -24,10 +28,13 @@ type DocsArgs struct {
 }
 
 // ManyArgs are the arguments of a tool that takes small files, as many as
-// the runtime's default allows, with a note.
+// the runtime's default allows, with a note, a time (whose decoder quotes
+// what it refuses) and anything at all (whose schema is true).
 type ManyArgs struct {
 	Files []runtime.File `json:"files" mcpfile:"maxSize=1KiB"`
 	Note  string         `json:"note,omitempty"`
+	When  *time.Time     `json:"when,omitempty"`
+	Extra any            `json:"extra,omitempty"`
 }
 
 // BigArgs are the arguments of a tool that takes any file of up to 5 MiB,
