@@ -6,6 +6,20 @@
 // what encoding/json reports for the same input, so that users see one set
 // of messages. It is used by the runtime's argument check and by the
 // decoder generated code calls; it knows nothing of files.
+//
+// Why not a library: github.com/segmentio/encoding/json, already in the
+// go-sdk's module graph, was measured against this walker on the arguments
+// of a call with a 5 MiB base64 file (a 7 MB object; segmentio/encoding
+// v0.5.4, Go 1.26, amd64, medians of 10). Its Tokenizer checks tokens but
+// not the grammar ({"a" 1}, [1 2] and an unclosed object pass), and nothing
+// in it limits depth (Valid overflows the goroutine stack at 2,000,000
+// nested '['). It matches this walker (about 0.7 ms a walk) only while the
+// whole input is printable ASCII without a backslash: one 'é' or '\n'
+// elsewhere doubles it (1.76 ms against 0.88 ms), '\/'-escaped base64
+// takes 6.3 ms against 3.5 ms, and Valid plus the Tokenizer, for the spans,
+// 1.42 ms against 0.71 ms. The only part a library could replace is
+// Unquote (segmentio's Unescape, 16 lines); segmentio/asm's ascii.ValidPrint
+// is used where it is the fast path.
 package jsonwalk
 
 import (
