@@ -36,7 +36,8 @@
 //   - The media type is type/subtype of RFC 2045 token characters, "*"
 //     excluded, lower-cased into File.MediaType. When it is omitted, RFC
 //     2397's default applies: text/plain with charset US-ASCII unless a
-//     charset parameter is given ("data:;charset=utf-8,…").
+//     charset parameter is given ("data:;charset=utf-8,…"); File.Params
+//     holds only the parameters sent.
 //   - Parameters are attribute=value with a token name and a value of token
 //     characters and %XX escapes, decoded into File.Params; a repeated
 //     name, a parameter without "=", and ";base64" anywhere but last are

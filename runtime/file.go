@@ -28,8 +28,9 @@ type File struct {
 
 	// Params are the other media-type parameters, names lower-cased, values
 	// %-decoded, e.g. {"charset": "utf-8"}; nil when there are none. They
-	// are advisory. A URI without a media type gets charset US-ASCII, as
-	// RFC 2397 says.
+	// are advisory, and as sent: for a URI without a media type ("data:,…")
+	// RFC 2397's default charset, US-ASCII, is not added (the content check
+	// applies it); MediaType is then "text/plain".
 	Params map[string]string
 
 	// Name is an optional file name, sanitized by [SanitizeName]: filled by

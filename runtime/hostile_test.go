@@ -117,6 +117,9 @@ var hostileHandlers = map[string]mcp.ToolHandler{
 	"many": runtime.HandlerFor(&mcp.Tool{Name: "many"}, func(_ context.Context, _ *mcp.CallToolRequest, in manyArgs) (*mcp.CallToolResult, any, error) {
 		return nil, map[string]int{"files": len(in.Files)}, nil
 	}),
+	"bulk": runtime.HandlerFor(&mcp.Tool{Name: "bulk"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.BulkArgs) (*mcp.CallToolResult, any, error) {
+		return nil, map[string]int{"files": len(in.Files), "uris": len(in.URIs)}, nil
+	}),
 }
 
 // hostileCall runs the tool's handler on args, as a tools/call would.
@@ -215,6 +218,16 @@ func bigHostile() []hostileCase {
 	}
 }
 
+// bigBulk are valid requests of about 8 MiB for a server that raised
+// maxFiles: 900,000 tiny files, decoded or kept as URIs.
+func bigBulk() []hostileCase {
+	bulk := strings.Repeat(`"data:,",`, 900000)
+	return []hostileCase{
+		{"tiny files at maxFiles 1000000", "bulk", `{"files":[` + bulk[:len(bulk)-1] + `]}`},
+		{"tiny URIs at maxFiles 1000000", "bulk", `{"uris":[` + bulk[:len(bulk)-1] + `]}`},
+	}
+}
+
 // allocated returns the bytes f allocates.
 func allocated(f func()) uint64 {
 	var before, after goruntime.MemStats
@@ -247,10 +260,11 @@ func TestHostileAllocation(t *testing.T) {
 	}
 }
 
-// BenchmarkHostile times the runtime's handler on 12 MiB hostile requests
-// and reports its allocation per byte of request (alloc/req-byte).
+// BenchmarkHostile times the runtime's handler on 12 MiB hostile requests,
+// and on the valid requests of bigBulk, and reports its allocation per byte
+// of request (alloc/req-byte).
 func BenchmarkHostile(b *testing.B) {
-	for _, c := range bigHostile() {
+	for _, c := range append(bigHostile(), bigBulk()...) {
 		b.Run(strings.ReplaceAll(c.name, " ", "_"), func(b *testing.B) {
 			args := []byte(c.args)
 			b.SetBytes(int64(len(args)))

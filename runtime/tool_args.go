@@ -318,15 +318,18 @@ func (c *argsChecker) fileProp(key []byte) (*descriptor.Prop, string) {
 }
 
 // appendArraySkeleton appends the well-formed JSON array arr, the value of
-// the file array argument name, to out with each string item replaced by
-// the placeholder. The number of items is checked against p first, and an
-// item that is not a string is a RuleType error.
+// the file array argument name, to out as the validator is to see it. The
+// number of items is checked against p first, and every item must be a
+// string (else a RuleType error); the validator then sees as many
+// placeholders as p's minItems asks for (one when it asks for none and
+// there are some): every item is a string and their number is in bounds,
+// so what it would check of the rest is known, and an array of a million
+// small files costs it nothing.
 func appendArraySkeleton(out []byte, name string, arr []byte, p *descriptor.Prop) ([]byte, *Error) {
 	n, _ := jsonwalk.WalkArray(arr, nil)
 	if err := checkCount(name, p, n); err != nil {
 		return out, err
 	}
-	out = append(out, '[')
 	k := 0
 	var err *Error
 	jsonwalk.WalkArray(arr, func(elem []byte) bool {
@@ -334,14 +337,20 @@ func appendArraySkeleton(out []byte, name string, arr []byte, p *descriptor.Prop
 			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, descriptor.Single)
 			return false
 		}
-		if k > 0 {
-			out = append(out, ',')
-		}
 		k++
-		out = append(out, placeholder...)
 		return true
 	})
-	return append(out, ']'), err
+	if err != nil {
+		return out, err
+	}
+	out = append(out, '[')
+	for i := range min(n, max(p.MinItems, 1)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, placeholder...)
+	}
+	return append(out, ']'), nil
 }
 
 // Stand-ins in the skeleton (see appendValue).

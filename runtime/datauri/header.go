@@ -2,6 +2,7 @@ package datauri
 
 import (
 	"bytes"
+	"maps"
 	"strconv"
 	"strings"
 	"unicode"
@@ -19,9 +20,12 @@ type Header struct {
 	// "text/plain" when the URI has none.
 	MediaType string
 	// Params are the other parameters, names lower-cased, values
-	// %-decoded; nil when there are none. Without a media type, charset
-	// is US-ASCII unless given.
+	// %-decoded; nil when there are none. RFC 2397's default charset is not
+	// added here (see AllParams and Charset).
 	Params map[string]string
+	// Implicit reports a URI without a media type, for which RFC 2397 says
+	// text/plain;charset=US-ASCII.
+	Implicit bool
 	// Name is the %-decoded value of a name= parameter, which older drafts
 	// of SEP-2356 put in the URI; "" when there is none. It is what the
 	// client sent: sanitize it before use.
@@ -196,15 +200,34 @@ func parseHeader(h []byte) (Header, string) {
 		}
 		out.Params[name] = v
 	}
-	if len(mt) == 0 {
-		if _, ok := out.Params["charset"]; !ok {
-			if out.Params == nil {
-				out.Params = make(map[string]string, 1)
-			}
-			out.Params["charset"] = "US-ASCII"
-		}
-	}
+	out.Implicit = len(mt) == 0
 	return out, ""
+}
+
+// Charset returns h's charset parameter, or RFC 2397's US-ASCII when the
+// URI gave no media type, or "".
+func (h Header) Charset() string {
+	if c, ok := h.Params["charset"]; ok || !h.Implicit {
+		return c
+	}
+	return "US-ASCII"
+}
+
+// AllParams returns h's parameters with RFC 2397's default charset=US-ASCII
+// added when the URI gave no media type and no charset: a new map then, h's
+// own otherwise. Header leaves the default out of Params so that a URI is
+// parsed without allocating for it.
+func (h Header) AllParams() map[string]string {
+	if !h.Implicit {
+		return h.Params
+	}
+	if _, ok := h.Params["charset"]; ok {
+		return h.Params
+	}
+	m := make(map[string]string, len(h.Params)+1)
+	maps.Copy(m, h.Params)
+	m["charset"] = "US-ASCII"
+	return m
 }
 
 // decodeParamValue decodes a parameter value: token characters and %XX

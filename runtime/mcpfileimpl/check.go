@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdbase64 "encoding/base64"
 	"io"
+	"sync"
 	"unsafe"
 
 	"github.com/segmentio/asm/base64"
@@ -133,7 +134,7 @@ func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.Fi
 		return runtime.File{}, err
 	}
 	if !d.NoSniff {
-		if err := checkContent(arg, h.MediaType, h.Params["charset"], data[:min(len(data), content.SniffLen)]); err != nil {
+		if err := checkContent(arg, h.MediaType, h.Charset(), data[:min(len(data), content.SniffLen)]); err != nil {
 			return runtime.File{}, err
 		}
 	}
@@ -235,7 +236,9 @@ func validate(arg string, uri []byte, d descriptor.File, clean bool) *runtime.Er
 	if err != nil {
 		return err
 	}
-	var prefix [content.SniffLen]byte
+	pp := prefixes.Get().(*[content.SniffLen]byte) // the content check's matchers make a local array escape
+	defer prefixes.Put(pp)
+	prefix := pp[:]
 	var n int
 	if p.Base64 {
 		n, err = validateBase64(arg, p.payload, d, clean, prefix[:])
@@ -254,10 +257,30 @@ func validate(arg string, uri []byte, d descriptor.File, clean bool) *runtime.Er
 		return err
 	}
 	if !d.NoSniff {
-		return checkContent(arg, p.MediaType, p.Params["charset"], prefix[:n])
+		return checkContent(arg, p.MediaType, p.Charset(), prefix[:n])
 	}
 	return nil
 }
+
+// chunk is how many base64 bytes validateBase64 decodes a step (a multiple
+// of 4), and chunkOut what they decode to, with the SIMD decoder's slack.
+const (
+	chunk    = 4096
+	chunkOut = chunk/4*3 + 32
+)
+
+// chunks, prefixes and headers hold the scratch buffers of validateBase64,
+// validate and checkEscaped: taken from a pool, not allocated per file, so that an
+// array of thousands of small files costs no more than its items.
+var (
+	chunks   = sync.Pool{New: func() any { return new([chunkOut]byte) }}
+	prefixes = sync.Pool{New: func() any { return new([content.SniffLen]byte) }}
+	headers  = sync.Pool{New: func() any { return new([headerBuf]byte) }}
+)
+
+// headerBuf is the unescaped prefix checkEscaped reads: long enough to hold
+// the longest header, and one byte more to tell that there is more.
+const headerBuf = len("data:") + datauri.MaxHeaderLen + 2
 
 // validateBase64 checks the size and the validity of the base64 payload p,
 // decoding it in chunks, and copies the first decoded bytes into prefix.
@@ -272,7 +295,11 @@ func validateBase64(arg string, p []byte, d descriptor.File, clean bool, prefix 
 			enc = stdbase64.RawStdEncoding
 		}
 		r := stdbase64.NewDecoder(enc, bytes.NewReader(p))
-		k, err := io.ReadFull(r, prefix)
+		// A buffer of this rare path's own: prefix, passed to a Reader,
+		// would escape to the heap on every call of the common path.
+		tmp := make([]byte, len(prefix))
+		k, err := io.ReadFull(r, tmp)
+		copy(prefix, tmp[:k])
 		if err == nil {
 			_, err = io.Copy(io.Discard, r)
 		} else if err == io.ErrUnexpectedEOF || err == io.EOF {
@@ -291,8 +318,9 @@ func validateBase64(arg string, p []byte, d descriptor.File, clean bool, prefix 
 	if raw {
 		enc = base64.RawStdEncoding
 	}
-	const chunk = 4096 // input bytes per step: a multiple of 4
-	var buf [chunk/4*3 + 32]byte
+	bp := chunks.Get().(*[chunkOut]byte) // the SIMD decoder makes a local array escape
+	defer chunks.Put(bp)
+	buf := bp[:]
 	k := 0
 	for off := 0; off < len(p); off += chunk {
 		part := p[off:min(off+chunk, len(p))]
@@ -327,10 +355,9 @@ type escapedPayload struct {
 // JSON string contents s, unescaping only the header. The errors are those
 // Decode gives for the unescaped URI.
 func checkEscaped(arg string, s []byte, d descriptor.File) (escapedPayload, *runtime.Error) {
-	// The unescaped prefix that splitURI and parseHeader look at: long
-	// enough to hold the longest header, and one byte more to tell that
-	// there is more.
-	var pb [len("data:") + datauri.MaxHeaderLen + 2]byte
+	// The unescaped prefix that splitURI and parseHeader look at.
+	pb := headers.Get().(*[headerBuf]byte)
+	defer headers.Put(pb)
 	prefix := pb[:0]
 	u := jsonwalk.NewUnescaper(s)
 	var pending []byte // the part of the last piece beyond the prefix

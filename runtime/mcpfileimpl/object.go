@@ -221,16 +221,27 @@ func decodeItems[T runtime.File | string](f *fileField, val []byte, field *[]T, 
 		*field = nil
 		return nil
 	}
-	xs := []T{}
-	if _, err := scanArray(f.key, val, f.Prop, func(i int, item []byte) error {
-		x, err := one(f.key+"["+strconv.Itoa(i)+"]", item, f.File)
+	var xs []T
+	n, err := scanArray(f.key, val, f.Prop, func(i int, item []byte) error {
+		if xs == nil {
+			xs = make([]T, 0, count(val)) // counted by scanArray, which calls here once it has
+		}
+		x, err := one(f.key, item, f.File)
 		if err != nil {
+			if e, ok := err.(*runtime.Error); ok {
+				// Named here, not before every item: most items pass.
+				e.Arg = f.key + "[" + strconv.Itoa(i) + "]"
+			}
 			return err
 		}
 		xs = append(xs, x)
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return err
+	}
+	if n == 0 {
+		xs = []T{}
 	}
 	*field = xs
 	return nil
@@ -330,4 +341,10 @@ func typeError(arg string, t []byte, array bool) *runtime.Error {
 		k = descriptor.Array
 	}
 	return &runtime.Error{Arg: arg, Rule: runtime.RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want " + k.Want()}
+}
+
+// count returns the number of items of the well-formed JSON array arr.
+func count(arr []byte) int {
+	n, _ := jsonwalk.WalkArray(jsonwalk.TrimWS(arr), nil)
+	return n
 }

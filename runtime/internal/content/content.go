@@ -272,9 +272,10 @@ func isText(p []byte, cut bool) bool {
 // Shift_JIS and the like, in which any byte from 0x80 up may be a
 // character. A spreadsheet exported as CSV often is one.
 func legacyCharset(charset string) bool {
-	switch strings.ToLower(charset) {
-	case "", "utf-8", "utf8", "us-ascii", "ascii", "utf-16", "utf-16le", "utf-16be":
-		return false
+	for _, c := range [...]string{"", "utf-8", "utf8", "us-ascii", "ascii", "utf-16", "utf-16le", "utf-16be"} {
+		if strings.EqualFold(charset, c) {
+			return false
+		}
 	}
 	return true
 }

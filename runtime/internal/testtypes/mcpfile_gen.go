@@ -69,6 +69,59 @@ func (t *BigArgs) UnmarshalJSON(b []byte) error {
 	return mcpfileObjectBigArgs.Unmarshal(b, (*BigArgs)(t), mcpfileimpl.Into(&t.Blob))
 }
 
+// If this fails to compile, BulkArgs changed since mcpfilegen ran: run go generate.
+var _ BulkArgs = mcpfileStructBulkArgs_changed_run_go_generate{}
+
+type mcpfileStructBulkArgs_changed_run_go_generate = struct {
+	Files []runtime.File `json:"files,omitempty" mcpfile:"maxSize=1KiB,maxFiles=1000000"`
+	URIs  []string       `json:"uris,omitempty" mcpfile:"maxSize=1KiB,maxFiles=1000000"`
+}
+
+// MCPSchema returns the JSON Schema of BulkArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema.
+func (BulkArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaBulkArgs)
+}
+
+const mcpfileSchemaBulkArgs = `{
+  "properties": {
+    "files": {
+      "items": {
+        "type": "string",
+        "format": "uri",
+        "x-mcp-file": {
+          "maxSize": 1024
+        }
+      },
+      "type": "array",
+      "maxItems": 1000000
+    },
+    "uris": {
+      "items": {
+        "type": "string",
+        "format": "uri",
+        "x-mcp-file": {
+          "maxSize": 1024
+        }
+      },
+      "type": "array",
+      "maxItems": 1000000
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "description": "BulkArgs are the arguments of a tool that takes up to a million small files, decoded or kept as URIs: a server that raised the default ceiling."
+}`
+
+var mcpfileObjectBulkArgs = mcpfileimpl.NewObject(mcpfileSchemaBulkArgs, []string{"files", "uris"}, []string{"files", "uris"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *BulkArgs) UnmarshalJSON(b []byte) error {
+	type BulkArgs mcpfileStructBulkArgs_changed_run_go_generate
+	return mcpfileObjectBulkArgs.Unmarshal(b, (*BulkArgs)(t), mcpfileimpl.Into(&t.Files), mcpfileimpl.Into(&t.URIs))
+}
+
 // If this fails to compile, DocsArgs changed since mcpfilegen ran: run go generate.
 var _ DocsArgs = mcpfileStructDocsArgs_changed_run_go_generate{}
 

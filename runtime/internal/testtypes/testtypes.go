@@ -5,7 +5,7 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,DocsArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm
 
 import (
 	"time"
@@ -35,6 +35,13 @@ type ManyArgs struct {
 	Note  string         `json:"note,omitempty"`
 	When  *time.Time     `json:"when,omitempty"`
 	Extra any            `json:"extra,omitempty"`
+}
+
+// BulkArgs are the arguments of a tool that takes up to a million small
+// files, decoded or kept as URIs: a server that raised the default ceiling.
+type BulkArgs struct {
+	Files []runtime.File `json:"files,omitempty" mcpfile:"maxSize=1KiB,maxFiles=1000000"`
+	URIs  []string       `json:"uris,omitempty" mcpfile:"maxSize=1KiB,maxFiles=1000000"`
 }
 
 // BigArgs are the arguments of a tool that takes any file of up to 5 MiB,
