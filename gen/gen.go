@@ -114,7 +114,8 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 
 // OutputName returns the file name to generate into for the value of
 // Config.Output, or an error saying why it cannot be one: it must be a Go
-// file name without a directory, and not a test file.
+// file name without a directory, not a test file, and not one the go
+// command ignores (starting with "." or "_").
 func OutputName(name string) (string, error) {
 	switch {
 	case name == "":
@@ -123,6 +124,8 @@ func OutputName(name string) (string, error) {
 		return "", fmt.Errorf("output %q has a directory: want a file name, written in each package's directory", name)
 	case !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || name == ".go":
 		return "", fmt.Errorf("output %q is not a Go file name: want a name ending in .go, not _test.go", name)
+	case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_"):
+		return "", fmt.Errorf("output %q starts with %q, and the go command ignores such files: want a name starting with a letter or digit", name, name[:1])
 	}
 	return name, nil
 }

@@ -39,6 +39,9 @@ func TestOutputName(t *testing.T) {
 		{"b.txt", ""},
 		{"b_test.go", ""},
 		{".go", ""},
+		{".x.go", ""},
+		{"_x.go", ""},
+		{"x_y.go", "x_y.go"},
 	} {
 		got, err := gen.OutputName(tc.in)
 		if got != tc.want || (err != nil) != (tc.want == "") {
