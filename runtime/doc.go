@@ -9,15 +9,27 @@
 //	func main() {
 //		s := mcp.NewServer(&mcp.Implementation{Name: "images", Version: "v1"}, nil)
 //		runtime.AddTool(s, &mcp.Tool{Name: "describe_image"}, func(ctx context.Context, req *mcp.CallToolRequest, in DescribeArgs) (*mcp.CallToolResult, any, error) {
-//			return nil, map[string]any{"type": in.Image.MediaType, "bytes": len(in.Image.Data)}, nil
+//			r, err := in.Image.Open() // the checked bytes; in.Image.Bytes() has them in memory
+//			if err != nil {
+//				return nil, nil, err
+//			}
+//			defer r.Close()
+//			cfg, format, err := image.DecodeConfig(r) // reads the header only
+//			if err != nil {
+//				return nil, nil, err
+//			}
+//			return nil, map[string]any{"format": format, "width": cfg.Width, "height": cfg.Height, "bytes": in.Image.Size()}, nil
 //		})
 //		s.Run(context.Background(), &mcp.StdioTransport{})
 //	}
 //
 // with //go:generate go tool mcpfilegen in the package, which writes the
-// type's MCPSchema and UnmarshalJSON. [AddTool] registers the tool, [Elicit]
-// asks the user for a file mid-call, [Unmarshal] decodes arguments outside
-// AddTool, [MaxRequestBytes] sizes the transport's request limit, and every
+// type's MCPSchema and UnmarshalJSON. The handler reads a [File] through
+// [File.Open], a reader that works for every file, or takes the bytes of a
+// file held in memory, as every inline file is, from [File.Bytes]; [NewFile]
+// builds a File for a test. [AddTool] registers the tool, [Elicit] asks the
+// user for a file mid-call, [Unmarshal] decodes arguments outside AddTool,
+// [MaxRequestBytes] sizes the transport's request limit, and every
 // violation is an [*Error] whose text the client shows to the model.
 // Everything a client sends is treated as hostile until checked.
 //

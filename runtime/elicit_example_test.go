@@ -22,7 +22,7 @@ func ExampleElicit() {
 			}
 			text := string(ans.Action)
 			if ans.Action == runtime.Accept {
-				text += fmt.Sprintf(": %s, %d bytes", ans.Value.Photo.MediaType, len(ans.Value.Photo.Data))
+				text += fmt.Sprintf(": %s, %d bytes", ans.Value.Photo.MediaType, ans.Value.Photo.Size())
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})

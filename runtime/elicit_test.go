@@ -44,7 +44,7 @@ func createProfile(ctx context.Context, req *mcp.CallToolRequest, in profileArgs
 	}
 	out := profileOut{Action: string(ans.Action), Name: in.DisplayName}
 	if ans.Action == runtime.Accept {
-		out.MediaType, out.Size = ans.Value.Photo.MediaType, len(ans.Value.Photo.Data)
+		out.MediaType, out.Size = ans.Value.Photo.MediaType, int(ans.Value.Photo.Size())
 	}
 	return nil, out, nil
 }
@@ -282,7 +282,7 @@ func TestElicitCheck(t *testing.T) {
 			runtime.AddTool(s, &mcp.Tool{Name: "checked"}, func(ctx context.Context, req *mcp.CallToolRequest, in profileArgs) (*mcp.CallToolResult, any, error) {
 				ans, pending, err := runtime.Elicit(ctx, req, "Pick a photo.", &runtime.ElicitOptions[photoForm]{
 					Check: func(f photoForm) error {
-						cfg, _, err := image.DecodeConfig(bytes.NewReader(f.Photo.Data))
+						cfg, _, err := image.DecodeConfig(bytes.NewReader(f.Photo.Bytes()))
 						if err != nil || cfg.Width < 10 {
 							return errors.New("the photo must be at least 10 pixels wide")
 						}
@@ -292,7 +292,7 @@ func TestElicitCheck(t *testing.T) {
 				if pending != nil || err != nil {
 					return pending, nil, err
 				}
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(len(ans.Value.Photo.Data))}}}, nil, nil
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(ans.Value.Photo.Size())}}}, nil, nil
 			})
 			a := &answerer{answers: []*mcp.ElicitResult{accept(small), accept(large)}}
 			cs := mcptest.Connect(t, s, &mcp.ClientOptions{ElicitationHandler: a.handle}, version)

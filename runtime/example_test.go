@@ -1,9 +1,11 @@
 package runtime_test
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -58,4 +60,33 @@ func ExampleFile_LogValue() {
 	// Output:
 	// {"level":"INFO","msg":"received","image":{"mimeType":"image/png","size":70}}
 	// {"mimeType":"image/png","size":70}
+}
+
+// A handler reads a file through Open, which works for every File wherever
+// its bytes are; Bytes gives the bytes of a file held in memory, without a
+// copy.
+func ExampleFile_Open() {
+	f := runtime.NewFile("text/plain", []byte("Hello, world!\n"))
+
+	r, err := f.Open()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	fmt.Printf("%d bytes, sha256:%x, %v\n", n, h.Sum(nil), err)
+
+	head := make([]byte, 5)
+	_, err = r.ReadAt(head, 0) // at any offset, whatever Read did
+	fmt.Printf("%q %v\n", head, err)
+
+	if b := f.Bytes(); b != nil {
+		fmt.Printf("in memory: %q\n", b[7:12])
+	}
+	// Output:
+	// 14 bytes, sha256:d9014c4624844aa5bac314773d6b689ad467fa4e1d1a50a1b8a99d5a95f72ff5, <nil>
+	// "Hello" <nil>
+	// in memory: "world"
 }

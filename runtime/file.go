@@ -1,24 +1,37 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 )
 
 // File is a decoded, validated file argument.
 //
+// A handler reads the bytes with [File.Open], which works for every File,
+// or, for a file held in memory (as every data: URI is), takes them as they
+// are with [File.Bytes]; [File.Size] gives the size either way. Build a File
+// held in memory with [NewFile]; the zero File is an empty file. A File is a
+// small value: copies share the same bytes, which nothing changes, so a
+// File may be copied and read from several goroutines at once.
+//
 // A File never shows its bytes: it prints, logs and marshals as metadata
 // (see [File.String], [File.Format], [File.LogValue] and [File.MarshalJSON]),
 // because SEP-2356 requires file values to be treated as sensitive. This
 // holds wherever fmt, log/slog or encoding/json can reach the File through
-// its methods; fmt cannot call methods on a File held in an unexported
-// struct field, so such a field prints the struct's raw contents.
+// its methods. Where fmt prints the File's fields itself (a File held in an
+// unexported struct field, whose methods fmt cannot call, and the %p verb,
+// which fmt handles before any method), the bytes, held behind pointers,
+// show as an address, under every verb.
 type File struct {
 	// MediaType is the lower-cased type/subtype of the URI, such as
 	// "image/png", or RFC 2397's "text/plain" when the URI had none. It is
@@ -38,8 +51,8 @@ type File struct {
 	// parameter of the URI. It is advisory and may be "".
 	Name string
 
-	// Data is the decoded bytes.
-	Data []byte
+	// content holds the bytes; nil for the zero File, which has none.
+	content *fileContent
 
 	// UseRuntimeAddTool is always empty and never read. Its jsonschema tag
 	// makes the SDK's schema inference fail for any type that holds a File,
@@ -49,29 +62,153 @@ type File struct {
 	UseRuntimeAddTool struct{} `jsonschema:"mcpfile=runtime.File has no schema of its own: register tools whose arguments hold files with runtime.AddTool (mcpfilegen generates their schema), not mcp.AddTool; a File is not a tool output"`
 }
 
-// String returns the redacted form of f, e.g. "data:image/png;base64,[70 bytes]".
-func (f File) String() string {
-	return "data:" + f.MediaType + ";base64,[" + strconv.Itoa(len(f.Data)) + " bytes]"
+// fileContent is where the bytes of a File are. A File holds it through a
+// pointer, and it holds the bytes through another, because fmt, where it
+// prints a File's fields itself, prints a pointer as an address but may
+// follow one (when it prints the operand of a verb that does not suit a
+// pointer, as in %!s(*runtime.fileContent=&{0xc000…})): it never follows
+// two, so it prints an address where the bytes are. Copies of a File share
+// one fileContent, which is never changed after [NewFile].
+type fileContent struct {
+	mem *[]byte // the bytes, held in memory
 }
 
-// Format implements fmt.Formatter so that no verb prints f.Data: %v and %s
-// print [File.String], %q quotes it, %+v adds field names, %#v prints Go
-// syntax with the data replaced by a comment, and any other verb prints
-// %!verb(runtime.File=…) with the redacted form. %+v and %#v escape
-// control and format characters (such as U+202E) in the media type, the
-// parameters and the name: %#v quotes every string, %+v quotes a parameter
-// key or value that is not an RFC 2045 token, and the media type or name
-// when it holds a character that is not printable.
+// NewFile returns a File of mediaType whose bytes are data, held in memory
+// (data is not copied): what the decoder makes of an inline data: URI, and
+// how a test or a server builds a File. Set Params and Name on the result
+// when there are any. The caller must not modify data afterwards.
+func NewFile(mediaType string, data []byte) File {
+	return File{MediaType: mediaType, content: &fileContent{mem: &data}}
+}
+
+// Size returns the file's size in bytes.
+func (f File) Size() int64 {
+	return int64(len(f.Bytes()))
+}
+
+// Bytes returns the file's bytes when they are held in memory, as those of
+// every inline (data: URI) file and every File from [NewFile] are, without
+// copying them: do not modify them. It returns nil for a file whose bytes
+// are elsewhere (none yet; a file uploaded out of band will be one), and
+// may for an empty file: use [File.Size] for the size. [File.Open] works
+// for every file, so a handler that reads through it takes files of any
+// size and origin.
+func (f File) Bytes() []byte {
+	if f.content == nil || f.content.mem == nil {
+		return nil
+	}
+	return *f.content.mem
+}
+
+// Open returns a reader of the file's bytes: read them in sequence, seek,
+// or read at any offset. Close it when done. Open may be called any number
+// of times, from any goroutine; each reader has its own offset and is
+// independent of the others. The reader of a file held in memory reads the
+// bytes in place, never fails to open, and also implements io.WriterTo, so
+// that io.Copy from it writes the bytes in one call.
+func (f File) Open() (FileReader, error) {
+	m := new(memReader)
+	m.r.Reset(f.Bytes())
+	return m, nil
+}
+
+// A FileReader reads the bytes of a [File], as [File.Open] returns it.
+//
+// Read and Seek share the reader's offset and, as with any reader, must
+// not be called concurrently; ReadAt neither uses nor moves the offset and
+// may be called in parallel, as io.ReaderAt allows. ReadAt, Read and Seek
+// follow bytes.Reader: ReadAt of fewer bytes than asked returns io.EOF with
+// them, and so does ReadAt at or past the end (with none); Read at the end
+// returns 0, io.EOF; Seek past the end is allowed, and a later Read returns
+// io.EOF. Size returns the file's size, whatever the offset.
+//
+// After Close, Read, ReadAt and Seek (and a second Close) return an error
+// for which errors.Is(err, fs.ErrClosed) holds, as an *os.File's do; Size
+// still answers.
+type FileReader interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+	Size() int64
+}
+
+// memReader is the FileReader of bytes held in memory: a bytes.Reader that
+// can be closed. closed is atomic so that Close may race with ReadAt.
+type memReader struct {
+	r      bytes.Reader
+	closed atomic.Bool
+}
+
+var (
+	_ FileReader  = (*memReader)(nil)
+	_ io.WriterTo = (*memReader)(nil)
+)
+
+func (m *memReader) Read(p []byte) (int, error) {
+	if m.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return m.r.Read(p)
+}
+
+func (m *memReader) ReadAt(p []byte, off int64) (int, error) {
+	if m.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return m.r.ReadAt(p, off)
+}
+
+func (m *memReader) Seek(offset int64, whence int) (int64, error) {
+	if m.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return m.r.Seek(offset, whence)
+}
+
+func (m *memReader) WriteTo(w io.Writer) (int64, error) {
+	if m.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return m.r.WriteTo(w)
+}
+
+func (m *memReader) Size() int64 { return m.r.Size() }
+
+func (m *memReader) Close() error {
+	if m.closed.Swap(true) {
+		return fs.ErrClosed
+	}
+	return nil
+}
+
+// String returns the redacted form of f, e.g. "data:image/png;base64,[70 bytes]".
+func (f File) String() string {
+	return "data:" + f.MediaType + ";base64,[" + strconv.FormatInt(f.Size(), 10) + " bytes]"
+}
+
+// Format implements fmt.Formatter so that no verb prints f's bytes: %v and
+// %s print [File.String], %q quotes it, %+v prints the fields and the size
+// ({MediaType:image/png Params:map[] Name:a.png Size:70}), %#v prints Go
+// syntax with a comment in place of the bytes
+// (runtime.File{MediaType:"image/png", Params:map[string]string(nil),
+// Name:"a.png" /* 70 bytes */}), and any other verb prints
+// %!verb(runtime.File=…) with the redacted form. fmt handles %p itself,
+// before calling Format (see [File]). %+v and %#v escape control and
+// format characters (such as U+202E) in the media type, the parameters and
+// the name: %#v quotes every string, %+v quotes a parameter key or value
+// that is not an RFC 2045 token, and the media type or name when it holds
+// a character that is not printable.
 func (f File) Format(s fmt.State, verb rune) {
 	switch verb {
 	case 'v':
 		switch {
 		case s.Flag('#'):
-			fmt.Fprintf(s, "runtime.File{MediaType:%q, Params:%#v, Name:%q, Data:[]byte{/* %d bytes */}}",
-				f.MediaType, f.Params, f.Name, len(f.Data))
+			fmt.Fprintf(s, "runtime.File{MediaType:%q, Params:%#v, Name:%q /* %d bytes */}",
+				f.MediaType, f.Params, f.Name, f.Size())
 		case s.Flag('+'):
-			fmt.Fprintf(s, "{MediaType:%s Params:%s Name:%s Data:[%d bytes]}",
-				printableText(f.MediaType), printableParams(f.Params), printableText(f.Name), len(f.Data))
+			fmt.Fprintf(s, "{MediaType:%s Params:%s Name:%s Size:%d}",
+				printableText(f.MediaType), printableParams(f.Params), printableText(f.Name), f.Size())
 		default:
 			fmt.Fprint(s, f.String())
 		}
@@ -85,7 +222,7 @@ func (f File) Format(s fmt.State, verb rune) {
 }
 
 // LogValue implements slog.LogValuer: a File logs as a group of its media
-// type, name (when set) and size, never its data; with the text handler
+// type, name (when set) and size, never its bytes; with the text handler
 // that is file.mimeType=image/png file.size=70.
 func (f File) LogValue() slog.Value {
 	attrs := make([]slog.Attr, 0, 3)
@@ -93,7 +230,7 @@ func (f File) LogValue() slog.Value {
 	if f.Name != "" {
 		attrs = append(attrs, slog.String("name", f.Name))
 	}
-	attrs = append(attrs, slog.Int("size", len(f.Data)))
+	attrs = append(attrs, slog.Int64("size", f.Size()))
 	return slog.GroupValue(attrs...)
 }
 
@@ -101,7 +238,7 @@ func (f File) LogValue() slog.Value {
 type fileJSON struct {
 	MimeType string `json:"mimeType"`
 	Name     string `json:"name,omitempty"`
-	Size     int    `json:"size"`
+	Size     int64  `json:"size"`
 }
 
 // MarshalJSON implements json.Marshaler with metadata only, in SEP-2631
@@ -111,7 +248,7 @@ type fileJSON struct {
 // builds the content block itself (e.g. with [Encode]). File has no
 // UnmarshalJSON: decoding goes through generated code or [DecodeJSON].
 func (f File) MarshalJSON() ([]byte, error) {
-	return json.Marshal(fileJSON{MimeType: f.MediaType, Name: f.Name, Size: len(f.Data)})
+	return json.Marshal(fileJSON{MimeType: f.MediaType, Name: f.Name, Size: f.Size()})
 }
 
 var (

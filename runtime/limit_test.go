@@ -120,13 +120,24 @@ func serveHTTP(t *testing.T, s *mcp.Server, limit int64, version string, opts *m
 }
 
 type digestOut struct {
-	Size   int    `json:"size"`
+	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
 }
 
+// digest reads the blob through its reader, as a handler that takes files
+// of any size does.
 func digest(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, digestOut, error) {
-	sum := sha256.Sum256(in.Blob.Data)
-	return nil, digestOut{Size: len(in.Blob.Data), SHA256: hex.EncodeToString(sum[:])}, nil
+	r, err := in.Blob.Open()
+	if err != nil {
+		return nil, digestOut{}, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return nil, digestOut{}, err
+	}
+	return nil, digestOut{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // TestFiveMiBOverHTTP sends a file of exactly maxSize (5 MiB) over

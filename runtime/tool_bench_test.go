@@ -36,8 +36,8 @@ func BenchmarkToolCall5MiB(b *testing.B) {
 
 	s := newServer()
 	runtime.AddTool(s, &mcp.Tool{Name: "mcpfile"}, func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
-		if len(in.Blob.Data) != len(data) {
-			b.Fatalf("got %d bytes", len(in.Blob.Data))
+		if in.Blob.Size() != int64(len(data)) {
+			b.Fatalf("got %d bytes", in.Blob.Size())
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, nil
 	})
@@ -86,8 +86,8 @@ func BenchmarkToolHandler5MiB(b *testing.B) {
 	_, _ = rand.NewChaCha8([32]byte{2}).Read(data)
 	args, _ := json.Marshal(map[string]string{"blob": mcptest.DataURI("application/octet-stream", data)})
 	h := runtime.HandlerFor(&mcp.Tool{Name: "mcpfile"}, func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
-		if len(in.Blob.Data) != len(data) {
-			b.Fatalf("got %d bytes", len(in.Blob.Data))
+		if in.Blob.Size() != int64(len(data)) {
+			b.Fatalf("got %d bytes", in.Blob.Size())
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, nil
 	})

@@ -17,7 +17,7 @@ func ExampleAddTool() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "example", Version: "v1"}, nil)
 	runtime.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe an image."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in imageArgs) (*mcp.CallToolResult, any, error) {
-			text := fmt.Sprintf("%s, %d bytes", in.Image.MediaType, len(in.Image.Data))
+			text := fmt.Sprintf("%s, %d bytes", in.Image.MediaType, in.Image.Size())
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
 

@@ -30,7 +30,7 @@ type imageOut struct {
 }
 
 func describe(_ context.Context, _ *mcp.CallToolRequest, in imageArgs) (*mcp.CallToolResult, imageOut, error) {
-	return nil, imageOut{MediaType: in.Image.MediaType, Size: len(in.Image.Data), Detail: in.Detail}, nil
+	return nil, imageOut{MediaType: in.Image.MediaType, Size: int(in.Image.Size()), Detail: in.Detail}, nil
 }
 
 type docsOut struct {
@@ -42,7 +42,7 @@ func compare(_ context.Context, _ *mcp.CallToolRequest, in docsArgs) (*mcp.CallT
 	var out docsOut
 	for _, d := range in.Docs {
 		out.Names = append(out.Names, d.Name)
-		out.Sizes = append(out.Sizes, len(d.Data))
+		out.Sizes = append(out.Sizes, int(d.Size()))
 	}
 	return nil, out, nil
 }

@@ -25,6 +25,26 @@
 //		Detail string `json:"detail,omitempty" jsonschema:"how much detail to give"`
 //	}
 //
+// The tool's handler gets each file argument as a checked runtime.File: its
+// MediaType, Name and Size(), and its bytes through Open(), a reader
+// (io.Reader, io.ReaderAt, io.Seeker; close it when done) that works for
+// every file, or, for a file held in memory as every data: URI is,
+// Bytes(), without a copy:
+//
+//	for _, doc := range in.Documents {
+//		r, err := doc.Open()
+//		if err != nil {
+//			return nil, nil, err
+//		}
+//		sum := sha256.New()
+//		_, err = io.Copy(sum, r)
+//		r.Close()
+//		if err != nil {
+//			return nil, nil, err
+//		}
+//		…
+//	}
+//
 // Pin the generator in the module, so that its version matches the runtime
 // package's, and run it:
 //

@@ -196,7 +196,7 @@ func (t *tour) validCall(ctx context.Context, cs *mcp.ClientSession) {
 	var d describeimage.Description
 	b, _ := json.Marshal(res.StructuredContent)
 	_ = json.Unmarshal(b, &d)
-	t.check(!res.IsError && d.Format == "png" && d.Width == 64 && d.Height == 48 && d.Size == len(data),
+	t.check(!res.IsError && d.Format == "png" && d.Width == 64 && d.Height == 48 && d.Size == int64(len(data)),
 		"the handler got the decoded bytes: png, 64×48, %d bytes", len(data))
 }
 

@@ -94,8 +94,8 @@ func BenchmarkDecodeJSON(b *testing.B) {
 				b.SetBytes(int64(n))
 				b.ReportAllocs()
 				for b.Loop() {
-					if f, err := decodeJSON("f", tok, d); err != nil || len(f.Data) != n {
-						b.Fatal(err, len(f.Data))
+					if f, err := decodeJSON("f", tok, d); err != nil || f.Size() != int64(n) {
+						b.Fatal(err, f.Size())
 					}
 				}
 			})

@@ -56,8 +56,8 @@ func validateURI(arg, uri string, d descriptor.File) error {
 // decodeJSON is decodeURI for the raw JSON string token tok (quotes
 // included, as a json.RawMessage or [Object.Unmarshal] gives it), without first
 // converting it to a Go string: when tok has no escapes, the URI is read in
-// place and the only allocation of the decoded size is File.Data, which never
-// aliases tok. A token with escapes (PHP's encoder writes "\/", .NET's
+// place and the only allocation of the decoded size is the File's bytes,
+// which never alias tok. A token with escapes (PHP's encoder writes "\/", .NET's
 // "\u002B") is unescaped exactly as encoding/json would, in three steps
 // that keep the size check first: the header is unescaped into a small
 // buffer and checked, the payload's decoded size is counted by a walk that
@@ -138,7 +138,9 @@ func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.Fi
 			return runtime.File{}, err
 		}
 	}
-	return runtime.File{MediaType: h.MediaType, Params: h.Params, Name: runtime.SanitizeName(h.Name), Data: data}, nil
+	f := runtime.NewFile(h.MediaType, data)
+	f.Params, f.Name = h.Params, runtime.SanitizeName(h.Name)
+	return f, nil
 }
 
 // parsed is a data: URI whose header passed the checks.

@@ -94,14 +94,14 @@ func TestDecodeForms(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decodeURI(%q) error: %v", tt.uri, err)
 			}
-			if f.MediaType != tt.wantType || string(f.Data) != tt.wantData {
-				t.Errorf("decodeURI(%q) = %q %q, want %q %q", tt.uri, f.MediaType, f.Data, tt.wantType, tt.wantData)
+			if f.MediaType != tt.wantType || string(f.Bytes()) != tt.wantData {
+				t.Errorf("decodeURI(%q) = %q %q, want %q %q", tt.uri, f.MediaType, f.Bytes(), tt.wantType, tt.wantData)
 			}
 			if !mapsEqual(f.Params, tt.wantParam) {
 				t.Errorf("decodeURI(%q).Params = %v, want %v", tt.uri, f.Params, tt.wantParam)
 			}
-			if len(f.Data) != cap(f.Data) && !strings.Contains(tt.name, "line break") {
-				t.Errorf("decodeURI(%q): cap(Data) = %d, len %d: want one buffer of the decoded size", tt.uri, cap(f.Data), len(f.Data))
+			if len(f.Bytes()) != cap(f.Bytes()) && !strings.Contains(tt.name, "line break") {
+				t.Errorf("decodeURI(%q): cap(Bytes()) = %d, len %d: want one buffer of the decoded size", tt.uri, cap(f.Bytes()), len(f.Bytes()))
 			}
 			if err := validateURI("file", tt.uri, descriptor.File{}); err != nil {
 				t.Errorf("validateURI(%q) = %v, want nil", tt.uri, err)
@@ -127,7 +127,7 @@ func TestDecodeSEPPNG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.MediaType != "image/png" || len(f.Data) != 70 || !bytes.HasPrefix(f.Data, []byte("\x89PNG\r\n\x1a\n")) {
+	if f.MediaType != "image/png" || f.Size() != 70 || !bytes.HasPrefix(f.Bytes(), []byte("\x89PNG\r\n\x1a\n")) {
 		t.Errorf("decodeURI(sepPNG) = %s, want image/png of 70 bytes", f)
 	}
 	if f.Params != nil || f.Name != "" {
@@ -310,8 +310,8 @@ func TestDecodeMaxSize(t *testing.T) {
 	raw := "data:text/plain;base64," + base64.RawStdEncoding.EncodeToString(data)
 	pct := "data:text/plain," + strings.Repeat("%78", 50) + strings.Repeat("x", 50)
 	for _, uri := range []string{b64, raw, pct} {
-		if f, err := decodeURI("doc", uri, descriptor.File{MaxSize: 100}); err != nil || len(f.Data) != 100 {
-			t.Errorf("decodeURI(100 bytes, maxSize 100) = %d bytes, %v; want accepted", len(f.Data), err)
+		if f, err := decodeURI("doc", uri, descriptor.File{MaxSize: 100}); err != nil || f.Size() != 100 {
+			t.Errorf("decodeURI(100 bytes, maxSize 100) = %d bytes, %v; want accepted", f.Size(), err)
 		}
 		if err := validateURI("doc", uri, descriptor.File{MaxSize: 100}); err != nil {
 			t.Errorf("validateURI(100 bytes, maxSize 100) = %v", err)
@@ -342,8 +342,8 @@ func TestDecodeMaxSize(t *testing.T) {
 	}
 	// Line breaks do not count, padding is found behind them.
 	for _, uri := range []string{"data:text/plain;base64,SGVs\nbG8=\r\n", "data:text/plain;base64,SGVsbG8\n=", "data:text/plain;base64,\nSGVsbG8"} {
-		if f, err := decodeURI("doc", uri, descriptor.File{MaxSize: 5}); err != nil || string(f.Data) != "Hello" {
-			t.Errorf("decodeURI(%q, maxSize 5) = %q, %v; want Hello", uri, f.Data, err)
+		if f, err := decodeURI("doc", uri, descriptor.File{MaxSize: 5}); err != nil || string(f.Bytes()) != "Hello" {
+			t.Errorf("decodeURI(%q, maxSize 5) = %q, %v; want Hello", uri, f.Bytes(), err)
 		}
 		if err := validateURI("doc", uri, descriptor.File{MaxSize: 5}); err != nil {
 			t.Errorf("validateURI(%q, maxSize 5) = %v", uri, err)
@@ -353,8 +353,8 @@ func TestDecodeMaxSize(t *testing.T) {
 		}
 	}
 	lb := "data:text/plain;base64," + strings.Repeat("eHh4\r\n", 33) + "eA=="
-	if f, err := decodeURI("doc", lb, descriptor.File{MaxSize: 100}); err != nil || len(f.Data) != 100 {
-		t.Errorf("decodeURI(wrapped 100 bytes, maxSize 100) = %d, %v", len(f.Data), err)
+	if f, err := decodeURI("doc", lb, descriptor.File{MaxSize: 100}); err != nil || f.Size() != 100 {
+		t.Errorf("decodeURI(wrapped 100 bytes, maxSize 100) = %d, %v", f.Size(), err)
 	}
 	if _, err := decodeURI("doc", lb, descriptor.File{MaxSize: 99}); err == nil {
 		t.Errorf("decodeURI(wrapped 100 bytes, maxSize 99) = nil, want maxSize")
@@ -609,13 +609,13 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decodeURI(datauri.Encode(%s, %d bytes)) = %v", mt, n, err)
 			}
-			if f.MediaType != mt || !bytes.Equal(f.Data, data) {
-				t.Fatalf("decodeURI(datauri.Encode(%s, %x)) = %s %x", mt, data, f.MediaType, f.Data)
+			if f.MediaType != mt || !bytes.Equal(f.Bytes(), data) {
+				t.Fatalf("decodeURI(datauri.Encode(%s, %x)) = %s %x", mt, data, f.MediaType, f.Bytes())
 			}
 		}
 	}
 	f, err := decodeURI("f", datauri.Encode("text/plain;charset=utf-8", []byte("hé")), descriptor.File{})
-	if err != nil || f.MediaType != "text/plain" || f.Params["charset"] != "utf-8" || string(f.Data) != "hé" {
+	if err != nil || f.MediaType != "text/plain" || f.Params["charset"] != "utf-8" || string(f.Bytes()) != "hé" {
 		t.Errorf("round trip with a parameter = %v %v", f, err)
 	}
 	for _, bad := range []string{"", "image", "image/png,x", "image/png;base64", "a b/c"} {
@@ -658,8 +658,8 @@ func TestJSONEscapes(t *testing.T) {
 			t.Errorf("%s: decodeJSON(%s) = %v", name, tok, err)
 			continue
 		}
-		if got.MediaType != want.MediaType || !bytes.Equal(got.Data, want.Data) {
-			t.Errorf("%s: decodeJSON(%s) = %s %x, want %x", name, tok, got, got.Data, want.Data)
+		if got.MediaType != want.MediaType || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: decodeJSON(%s) = %s %x, want %x", name, tok, got, got.Bytes(), want.Bytes())
 		}
 		u, err := validateJSON("f", []byte(tok), descriptor.File{})
 		if err != nil || u != s {
@@ -672,23 +672,23 @@ func TestJSONEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := string(f0.Data)
+	before := string(f0.Bytes())
 	for i := range tok {
 		tok[i] = 'A'
 	}
-	if string(f0.Data) != before {
-		t.Errorf("DecodeJSON's Data aliases the token")
+	if string(f0.Bytes()) != before {
+		t.Errorf("DecodeJSON's bytes alias the token")
 	}
 	// Percent-encoding with an escaped '%'.
 	f, err := decodeJSON("f", []byte(`"data:text\/plain,hello\u002520world"`), descriptor.File{})
-	if err != nil || string(f.Data) != "hello world" {
-		t.Errorf(`decodeJSON(\u0025) = %q, %v`, f.Data, err)
+	if err != nil || string(f.Bytes()) != "hello world" {
+		t.Errorf(`decodeJSON(\u0025) = %q, %v`, f.Bytes(), err)
 	}
 	// Non-ASCII text and a JSON escape of it decode alike.
 	for _, tok := range []string{`"data:text/plain;charset=utf-8,h\u00e9"`, `"data:text/plain;charset=utf-8,hé"`} {
 		f, err := decodeJSON("f", []byte(tok), descriptor.File{})
-		if err != nil || string(f.Data) != "hé" {
-			t.Errorf("decodeJSON(%s) = %q, %v", tok, f.Data, err)
+		if err != nil || string(f.Bytes()) != "hé" {
+			t.Errorf("decodeJSON(%s) = %q, %v", tok, f.Bytes(), err)
 		}
 	}
 }
@@ -749,8 +749,8 @@ func TestJSONTokenErrors(t *testing.T) {
 		}
 		f, err := decodeJSON("f", []byte(tok), descriptor.File{})
 		want, _ := decodeURI("f", s, descriptor.File{})
-		if err != nil || !bytes.Equal(f.Data, want.Data) {
-			t.Errorf("decodeJSON(%q) = %q, %v; want %q", tok, f.Data, err, want.Data)
+		if err != nil || !bytes.Equal(f.Bytes(), want.Bytes()) {
+			t.Errorf("decodeJSON(%q) = %q, %v; want %q", tok, f.Bytes(), err, want.Bytes())
 		}
 	}
 }
@@ -792,8 +792,8 @@ func TestEscapedLineBreaks(t *testing.T) {
 	goruntime.ReadMemStats(&before)
 	f, err := decodeJSON("f", tok, descriptor.File{MaxSize: 5})
 	goruntime.ReadMemStats(&after)
-	if err != nil || string(f.Data) != "Hello" {
-		t.Fatalf("DecodeJSON = %q, %v", f.Data, err)
+	if err != nil || string(f.Bytes()) != "Hello" {
+		t.Fatalf("DecodeJSON = %q, %v", f.Bytes(), err)
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<10 {
 		t.Errorf("DecodeJSON allocated %d bytes for a 5-byte file", got)
@@ -876,7 +876,7 @@ func TestEscapedMatchesDecode(t *testing.T) {
 			for _, d := range []descriptor.File{{}, {MaxSize: 4}, {Accept: []string{"image/png"}}} {
 				want, werr := decodeURI("f", s, d)
 				got, err := decodeJSON("f", tok, d)
-				if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got.Data, want.Data) || got.MediaType != want.MediaType || got.Name != want.Name {
+				if fmt.Sprint(err) != fmt.Sprint(werr) || !bytes.Equal(got.Bytes(), want.Bytes()) || got.MediaType != want.MediaType || got.Name != want.Name {
 					t.Fatalf("decodeJSON(%.80s…) = %v, %v; Decode = %v, %v", tok, got, err, want, werr)
 				}
 				vs, verr := validateJSON("f", tok, d)

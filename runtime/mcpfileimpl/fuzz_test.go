@@ -69,8 +69,8 @@ func FuzzDecode(f *testing.F) {
 			if verr != nil {
 				t.Fatalf("decodeURI(%q) succeeded but Validate = %v", uri, verr)
 			}
-			if int64(len(file.Data)) > d.Limit(runtime.DefaultMaxSize) {
-				t.Fatalf("decodeURI(%q) accepted %d bytes over the limit %d", uri, len(file.Data), d.Limit(runtime.DefaultMaxSize))
+			if file.Size() > d.Limit(runtime.DefaultMaxSize) {
+				t.Fatalf("decodeURI(%q) accepted %d bytes over the limit %d", uri, file.Size(), d.Limit(runtime.DefaultMaxSize))
 			}
 			if file.MediaType != strings.ToLower(file.MediaType) || !d.Accepts(file.MediaType) {
 				t.Fatalf("decodeURI(%q) media type %q", uri, file.MediaType)
@@ -79,13 +79,13 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("decodeURI(%q) name %q is not sanitized", uri, file.Name)
 			}
 			// Round trip through Encode.
-			again, err := decodeURI("arg", datauri.Encode(file.MediaType, file.Data), descriptor.File{NoSniff: true, MaxSize: 1 << 20})
-			if err != nil || again.MediaType != file.MediaType || !bytes.Equal(again.Data, file.Data) {
-				t.Fatalf("decodeURI(datauri.Encode(%q, %q)) = %v %q, %v", file.MediaType, file.Data, again.MediaType, again.Data, err)
+			again, err := decodeURI("arg", datauri.Encode(file.MediaType, file.Bytes()), descriptor.File{NoSniff: true, MaxSize: 1 << 20})
+			if err != nil || again.MediaType != file.MediaType || !bytes.Equal(again.Bytes(), file.Bytes()) {
+				t.Fatalf("decodeURI(datauri.Encode(%q, %q)) = %v %q, %v", file.MediaType, file.Bytes(), again.MediaType, again.Bytes(), err)
 			}
 			// What fmt, slog and JSON show depends on the data's length only.
-			other := file
-			other.Data = bytes.Repeat([]byte{0xA5}, len(file.Data))
+			other := runtime.NewFile(file.MediaType, bytes.Repeat([]byte{0xA5}, len(file.Bytes())))
+			other.Params, other.Name = file.Params, file.Name
 			if shown(file) != shown(other) {
 				t.Fatalf("the printed forms of %q depend on its data: %q", uri, shown(file))
 			}
@@ -194,7 +194,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
 			t.Fatalf("decodeJSON(%q) = %v, decodeURI(%q) = %v", tok, err, s, werr)
 		}
-		if err == nil && (file.MediaType != want.MediaType || !bytes.Equal(file.Data, want.Data) || file.Name != want.Name || fmt.Sprint(file.Params) != fmt.Sprint(want.Params)) {
+		if err == nil && (file.MediaType != want.MediaType || !bytes.Equal(file.Bytes(), want.Bytes()) || file.Name != want.Name || fmt.Sprint(file.Params) != fmt.Sprint(want.Params)) {
 			t.Fatalf("decodeJSON(%q) = %+v, Decode = %+v", tok, file, want)
 		}
 		if wv := validateURI("arg", s, d); (verr == nil) != (wv == nil) || (verr != nil && verr.Error() != wv.Error()) {

@@ -85,7 +85,7 @@ func TestSpecVectors(t *testing.T) {
 			}
 			tok, _ := json.Marshal(u.uri)
 			g, err := decodeJSON(u.prop, tok, d)
-			if err != nil || string(g.Data) != string(f.Data) || g.MediaType != f.MediaType {
+			if err != nil || string(g.Bytes()) != string(f.Bytes()) || g.MediaType != f.MediaType {
 				t.Errorf("%s: DecodeJSON differs from Decode: %v", u.file, err)
 			}
 			if err := validateURI(u.prop, u.uri, d); err != nil {
@@ -93,12 +93,12 @@ func TestSpecVectors(t *testing.T) {
 			}
 			switch f.MediaType {
 			case "image/png":
-				if len(f.Data) != 70 {
-					t.Errorf("%s: PNG of %d bytes, want 70", u.file, len(f.Data))
+				if f.Size() != 70 {
+					t.Errorf("%s: PNG of %d bytes, want 70", u.file, f.Size())
 				}
 			case "text/plain":
-				if string(f.Data) != "Hello world!" {
-					t.Errorf("%s: text %q", u.file, f.Data)
+				if string(f.Bytes()) != "Hello world!" {
+					t.Errorf("%s: text %q", u.file, f.Bytes())
 				}
 			}
 			continue

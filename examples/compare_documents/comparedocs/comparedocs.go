@@ -38,7 +38,7 @@ type Comparison struct {
 type Document struct {
 	Name      string `json:"name,omitempty" jsonschema:"the file name the client gave, sanitized"`
 	MediaType string `json:"mediaType"`
-	Size      int    `json:"size" jsonschema:"decoded size in bytes"`
+	Size      int64  `json:"size" jsonschema:"decoded size in bytes"`
 	SHA256    string `json:"sha256" jsonschema:"SHA-256 of the decoded bytes, hex"`
 	Pages     int    `json:"pages,omitempty" jsonschema:"PDF: estimated page count (0: unknown)"`
 	Lines     int    `json:"lines,omitempty" jsonschema:"text: number of lines"`
@@ -88,13 +88,14 @@ func Compare(_ context.Context, _ *mcp.CallToolRequest, args Args) (*mcp.CallToo
 	byDigest := map[string][]int{}
 	var order []string
 	for i, f := range args.Documents {
-		sum := sha256.Sum256(f.Data)
-		d := Document{Name: f.Name, MediaType: f.MediaType, Size: len(f.Data), SHA256: hex.EncodeToString(sum[:])}
+		data := f.Bytes() // the whole document, in place: every file here is inline, held in memory
+		sum := sha256.Sum256(data)
+		d := Document{Name: f.Name, MediaType: f.MediaType, Size: f.Size(), SHA256: hex.EncodeToString(sum[:])}
 		if f.MediaType == "application/pdf" {
-			d.Pages = pdfPages(f.Data)
+			d.Pages = pdfPages(data)
 		} else {
-			d.Lines, d.Words, d.FirstLine = textStats(f.Data)
-			lines[i] = lineSet(f.Data)
+			d.Lines, d.Words, d.FirstLine = textStats(data)
+			lines[i] = lineSet(data)
 		}
 		c.Documents = append(c.Documents, d)
 		if byDigest[d.SHA256] == nil {

@@ -47,9 +47,16 @@ func MaxRequestBytes() (int64, error) { return runtime.MaxRequestBytes(Args{}.MC
 
 // Describe is the describe_image handler. The image has been decoded and
 // checked (data: URI, at most 5 MiB, one of the accepted types, bytes
-// matching the type) before it is called; it reads only the image header.
+// matching the type) before it is called. It reads the image through
+// File.Open, which works for every file wherever its bytes are: it hashes
+// the bytes in pieces and decodes the header only.
 func Describe(_ context.Context, _ *mcp.CallToolRequest, args Args) (*mcp.CallToolResult, Description, error) {
-	info, err := imageinfo.Inspect(args.Image.Data)
+	r, err := args.Image.Open()
+	if err != nil {
+		return nil, Description{}, err
+	}
+	defer r.Close()
+	info, err := imageinfo.Inspect(r, r.Size())
 	if err != nil {
 		return nil, Description{}, err
 	}

@@ -6,7 +6,6 @@
 package imageinfo
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -16,6 +15,7 @@ import (
 	_ "image/gif" // register the GIF header reader for image.DecodeConfig
 	_ "image/jpeg"
 	_ "image/png"
+	"io"
 )
 
 // MaxSide is the largest width or height Inspect accepts.
@@ -26,23 +26,35 @@ type Info struct {
 	Format string `json:"format" jsonschema:"the format found in the bytes: png, jpeg, gif or webp"`
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
-	Size   int    `json:"size" jsonschema:"decoded size in bytes"`
+	Size   int64  `json:"size" jsonschema:"decoded size in bytes"`
 	SHA256 string `json:"sha256" jsonschema:"SHA-256 of the decoded bytes, hex"`
 }
 
-// Inspect reads the header of the image data.
-func Inspect(data []byte) (Info, error) {
-	sum := sha256.Sum256(data)
-	info := Info{Size: len(data), SHA256: hex.EncodeToString(sum[:])}
+// webpHeaderLen is how many leading bytes webpConfig reads.
+const webpHeaderLen = 30
+
+// Inspect reads the header of the image of size bytes that r reads, such
+// as a runtime.FileReader, and hashes all of it. It reads in pieces and
+// never holds the whole image.
+func Inspect(r io.ReaderAt, size int64) (Info, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size)); err != nil {
+		return Info{}, fmt.Errorf("the image cannot be read: %v", err)
+	}
+	info := Info{Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}
+	head := make([]byte, min(size, webpHeaderLen))
+	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
+		return Info{}, fmt.Errorf("the image cannot be read: %v", err)
+	}
 	var (
 		cfg image.Config
 		err error
 	)
-	if isWebP(data) {
+	if isWebP(head) {
 		info.Format = "webp"
-		cfg, err = webpConfig(data)
+		cfg, err = webpConfig(head)
 	} else {
-		cfg, info.Format, err = image.DecodeConfig(bytes.NewReader(data))
+		cfg, info.Format, err = image.DecodeConfig(io.NewSectionReader(r, 0, size))
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("the image header cannot be read: %v", err)

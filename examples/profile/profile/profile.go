@@ -107,7 +107,12 @@ func CreateProfile(ctx context.Context, req *mcp.CallToolRequest, args Args) (*m
 // inspect reads the photo's header (the runtime has checked its type, size
 // and signature) and checks that it is large enough.
 func inspect(f runtime.File) (imageinfo.Info, error) {
-	info, err := imageinfo.Inspect(f.Data)
+	r, err := f.Open()
+	if err != nil {
+		return imageinfo.Info{}, err
+	}
+	defer r.Close()
+	info, err := imageinfo.Inspect(r, r.Size())
 	if err != nil {
 		return info, fmt.Errorf("the photo cannot be used: %v", err)
 	}

@@ -75,8 +75,8 @@ func BenchmarkUnmarshal5MiB(b *testing.B) {
 			if err := v.UnmarshalJSON(args); err != nil {
 				b.Fatal(err)
 			}
-			if len(v.Image.Data) != n || v.Detail != 3 {
-				b.Fatal(len(v.Image.Data))
+			if v.Image.Size() != n || v.Detail != 3 {
+				b.Fatal(v.Image.Size())
 			}
 		}
 	})
@@ -88,8 +88,8 @@ func BenchmarkUnmarshal5MiB(b *testing.B) {
 			if err := runtime.Unmarshal(args, &v); err != nil {
 				b.Fatal(err)
 			}
-			if len(v.Image.Data) != n || v.Detail != 3 {
-				b.Fatal(len(v.Image.Data))
+			if v.Image.Size() != n || v.Detail != 3 {
+				b.Fatal(v.Image.Size())
 			}
 		}
 	})
@@ -101,8 +101,8 @@ func BenchmarkUnmarshal5MiB(b *testing.B) {
 			if err := json.Unmarshal(args, &v); err != nil {
 				b.Fatal(err)
 			}
-			if len(v.Image.Data) != n || v.Detail != 3 {
-				b.Fatal(len(v.Image.Data))
+			if v.Image.Size() != n || v.Detail != 3 {
+				b.Fatal(v.Image.Size())
 			}
 		}
 	})
