@@ -1,0 +1,16 @@
+package memstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Store {
+		return memstore.New(&memstore.Options{Now: now})
+	})
+}

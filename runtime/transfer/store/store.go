@@ -1,0 +1,188 @@
+// Package store defines where uploaded files live between the upload and
+// the tool call that uses them: the [Store] interface, its errors and the
+// file IDs it accepts.
+//
+// The transfer layer (SEP-2631 out-of-band uploads) calls a Store; server
+// authors choose one and pass it in its options. The main module has two:
+// package diskstore, a directory on local disk and the default, and package
+// memstore, in memory, for tests. Other backends (S3) live in their own
+// modules. Every backend runs the conformance suite in package storetest.
+//
+// A Store gives the transfer layer the storage half of its guarantees:
+//
+//   - An object is written through a [Writer] and becomes visible under its
+//     ID only when [Writer.Commit] succeeds: complete, of exactly the size
+//     declared in its [Meta], and with the declared SHA-256 if one was given.
+//     A half-written object is never visible.
+//   - Commit is create-if-absent: of all the writers of one ID, at most one
+//     ever commits, and every other gets [ErrExists]. This is what makes an
+//     upload token single use without a shared database.
+//   - Every rejection (a write past the size, a short or mismatched body, an
+//     abort, a cancelled context, a lost race) leaves nothing behind, and
+//     leaves the ID free: a rejected attempt does not use up the ID.
+//   - A committed object survives a restart of the process (for stores that
+//     persist: diskstore does, memstore does not).
+//   - Objects expire: after [Meta.Expires], [Store.Stat] and [Store.Open]
+//     report [ErrNotFound], and [Store.Sweep] (run it with [RunSweeper])
+//     deletes them.
+//   - IDs are checked by [ValidID] on every method: nothing that looks like
+//     a path reaches a backend.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Errors a Store returns, wrapped or as they are; test them with [errors.Is].
+var (
+	// ErrNotFound: no committed object has the ID, or it has expired.
+	ErrNotFound = errors.New("store: object not found")
+	// ErrExists: an object with the ID was committed before (it may have
+	// expired since, but has not been deleted). The earlier object is intact.
+	ErrExists = errors.New("store: object already exists")
+	// ErrBadID: the ID is not one [ValidID] accepts.
+	ErrBadID = errors.New("store: invalid object id")
+	// ErrTooLarge: a write went past [Meta.Size].
+	ErrTooLarge = errors.New("store: object larger than its declared size")
+	// ErrIncomplete: Commit was called before [Meta.Size] bytes were written.
+	ErrIncomplete = errors.New("store: object smaller than its declared size")
+	// ErrDigest: the bytes written do not have the SHA-256 declared in
+	// [Meta.SHA256].
+	ErrDigest = errors.New("store: object digest mismatch")
+	// ErrClosed: the Writer was already committed, aborted or failed.
+	ErrClosed = errors.New("store: writer closed")
+)
+
+// MaxIDLen is the length of the longest ID a Store accepts.
+const MaxIDLen = 128
+
+// Meta describes a stored object.
+type Meta struct {
+	// Size is the object's length in bytes. It is declared when the object
+	// is created, and the Writer enforces it exactly.
+	Size int64
+	// MediaType is the declared media type, stored as given.
+	MediaType string
+	// Name is the file name, sanitized by the caller and stored as given.
+	Name string
+	// Owner is the principal the object belongs to, "" when the server has
+	// no auth. The store records it; checking it is the caller's business.
+	Owner string
+	// SHA256 is the digest of the bytes. Given to [Store.Create] it is the
+	// declared digest, which Commit checks (the zero value declares none);
+	// returned by [Store.Stat] it is the digest of the stored bytes,
+	// computed while they were written.
+	SHA256 [32]byte
+	// Expires is when the object stops being visible and becomes eligible
+	// for [Store.Sweep]. The zero value never expires.
+	Expires time.Time
+}
+
+// Expired reports whether an object with meta m has expired at now.
+func (m Meta) Expired(now time.Time) bool {
+	return !m.Expires.IsZero() && !now.Before(m.Expires)
+}
+
+// Store keeps uploaded objects by ID. Implementations are safe for
+// concurrent use. Every method returns [ErrBadID] for an ID that [ValidID]
+// refuses, and the context's error if ctx is done when it is called.
+type Store interface {
+	// Create starts writing the object id, declared by m. Nothing is visible
+	// under id until [Writer.Commit] succeeds. Create may fail early with
+	// [ErrExists] when id is already committed; Commit is the authority.
+	Create(ctx context.Context, id string, m Meta) (Writer, error)
+	// Stat returns the Meta of the committed object id, with the SHA256 of
+	// its bytes; [ErrNotFound] if there is none or it has expired.
+	Stat(ctx context.Context, id string) (Meta, error)
+	// Open returns a reader of the committed object's bytes; [ErrNotFound]
+	// if there is none or it has expired. The caller closes it.
+	Open(ctx context.Context, id string) (Reader, error)
+	// Delete removes the committed object id. Deleting an object that does
+	// not exist is not an error. Writers of id that have not committed are
+	// not affected.
+	Delete(ctx context.Context, id string) error
+	// Sweep deletes the objects that have expired at now, and any temporary
+	// objects the store judges abandoned, and returns how many it deleted.
+	Sweep(ctx context.Context, now time.Time) (int, error)
+}
+
+// Writer writes one object. It is not safe for concurrent use.
+//
+// A write that would take the object past [Meta.Size] fails with
+// [ErrTooLarge] and writes nothing. After any failed Write the Writer is
+// spent: Commit returns the error and leaves nothing behind.
+//
+// Abort after a successful Commit does nothing, so a caller can always
+//
+//	w, err := s.Create(ctx, id, m)
+//	if err != nil { … }
+//	defer w.Abort()
+//	if _, err := io.Copy(w, body); err != nil { … }
+//	if err := w.Commit(ctx); err != nil { … }
+type Writer interface {
+	io.Writer
+	// Commit makes the object visible under its ID, if it is complete
+	// ([ErrIncomplete] if not), has the declared digest ([ErrDigest]), and
+	// no object was committed under the ID before ([ErrExists]; the earlier
+	// object is intact). A failed Commit leaves nothing behind.
+	Commit(ctx context.Context) error
+	// Abort discards what was written. It does nothing after Commit.
+	Abort() error
+}
+
+// Reader reads a committed object. Size is its length in bytes.
+type Reader interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+	Size() int64
+}
+
+// ValidID reports whether a Store accepts id: 1 to [MaxIDLen] characters,
+// each an ASCII letter, digit, '-' or '_'. This keeps every ID a plain file
+// name and a plain object key: no '/', '\\', '.', '%', NUL or space can
+// appear, so "..", "%2e%2e", "/abs", "C:" and "a/b" are all refused. The
+// error wraps [ErrBadID] and says what is allowed.
+func ValidID(id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: empty (want 1 to %d characters of A-Z a-z 0-9 - _)", ErrBadID, MaxIDLen)
+	}
+	if len(id) > MaxIDLen {
+		return fmt.Errorf("%w: %d bytes long (want 1 to %d characters of A-Z a-z 0-9 - _)", ErrBadID, len(id), MaxIDLen)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !idChar(c) {
+			return fmt.Errorf("%w: %q has %q at byte %d (want 1 to %d characters of A-Z a-z 0-9 - _)", ErrBadID, id, c, i, MaxIDLen)
+		}
+	}
+	return nil
+}
+
+func idChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// RunSweeper calls s.Sweep every interval, with the time of the tick, until
+// ctx is done, and then returns. After each sweep it calls report, if not
+// nil, with the number deleted and the error; a failed sweep does not stop
+// the loop. Servers run it in a goroutine beside the store.
+func RunSweeper(ctx context.Context, s Store, interval time.Duration, report func(deleted int, err error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			n, err := s.Sweep(ctx, now)
+			if report != nil {
+				report(n, err)
+			}
+		}
+	}
+}

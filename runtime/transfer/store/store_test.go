@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/storetest"
+)
+
+func TestValidID(t *testing.T) {
+	for _, id := range storetest.BadIDs {
+		err := store.ValidID(id)
+		if !errors.Is(err, store.ErrBadID) {
+			t.Errorf("ValidID(%q) = %v, want ErrBadID", id, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "A-Z a-z 0-9 - _") || strings.ContainsRune(msg, 0) {
+			t.Errorf("ValidID(%q) = %q, want a one-line error naming what is allowed", id, msg)
+		}
+	}
+	for _, id := range storetest.GoodIDs {
+		if err := store.ValidID(id); err != nil {
+			t.Errorf("ValidID(%q) = %v, want nil", id, err)
+		}
+	}
+}
+
+// FuzzValidID checks that every accepted ID is one plain, local file name
+// and one URL path segment that needs no escaping.
+func FuzzValidID(f *testing.F) {
+	for _, id := range append(storetest.BadIDs, storetest.GoodIDs...) {
+		f.Add(id)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		err := store.ValidID(id)
+		if err != nil {
+			if !errors.Is(err, store.ErrBadID) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("ValidID(%q) = %v, want a one-line ErrBadID", id, err)
+			}
+			return
+		}
+		if len(id) == 0 || len(id) > store.MaxIDLen {
+			t.Fatalf("ValidID accepted %q of length %d", id, len(id))
+		}
+		if !filepath.IsLocal(id) || filepath.Base(id) != id || filepath.Clean(id) != id || id == "." || id == ".." {
+			t.Fatalf("ValidID accepted %q, which is not one local file name", id)
+		}
+		if url.PathEscape(id) != id || url.QueryEscape(id) != id {
+			t.Fatalf("ValidID accepted %q, which needs escaping in a URL", id)
+		}
+	})
+}
+
+func TestMetaExpired(t *testing.T) {
+	now := time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		expires time.Time
+		want    bool
+	}{
+		{time.Time{}, false},
+		{now.Add(time.Nanosecond), false},
+		{now, true},
+		{now.Add(-time.Hour), true},
+	} {
+		if got := (store.Meta{Expires: tc.expires}).Expired(now); got != tc.want {
+			t.Errorf("Meta{Expires: %v}.Expired(%v) = %v, want %v", tc.expires, now, got, tc.want)
+		}
+	}
+}
+
+func TestRunSweeper(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := memstore.New(nil)
+	w, err := s.Create(ctx, "old", store.Meta{Size: 1, Expires: time.Now().Add(-time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("x"))
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	swept := make(chan int, 100)
+	done := make(chan struct{})
+	go func() {
+		store.RunSweeper(ctx, s, time.Millisecond, func(n int, err error) {
+			if err != nil {
+				t.Errorf("sweep: %v", err)
+			}
+			swept <- n
+		})
+		close(done)
+	}()
+	for n := range swept {
+		if n == 1 {
+			break
+		}
+	}
+	cancel()
+	<-done // returns once ctx is done
+	if n, err := s.Sweep(context.Background(), time.Now()); n != 0 || err != nil {
+		t.Errorf("Sweep after the sweeper = %d, %v, want 0, nil", n, err)
+	}
+}
