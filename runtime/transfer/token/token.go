@@ -1,0 +1,279 @@
+package token
+
+import (
+	"crypto/hmac"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Purposes of tokens. A token of one purpose is rejected where another is
+// wanted, so a download token cannot upload. Other purposes may be used:
+// 1 to [MaxPurposeLen] characters of [A-Za-z0-9_-].
+const (
+	PurposeUpload   = "upload"
+	PurposeDownload = "download"
+)
+
+// Limits on claims. Sign refuses claims beyond them, and Verify rejects a
+// token that carries them as malformed.
+const (
+	MaxPurposeLen   = 32
+	MaxFileIDLen    = 128
+	MaxOwnerLen     = 1024
+	MaxMediaTypeLen = 255
+	// MaxTokenLen bounds the length of a token: the longest claims encode
+	// in about 2,100 bytes.
+	MaxTokenLen = 4096
+)
+
+// Claims are what a token grants: to do Purpose with the file FileID, of
+// Owner, of Size bytes with digest SHA256 and type MediaType, until
+// Expires.
+type Claims struct {
+	Purpose   string    // PurposeUpload, PurposeDownload, …
+	FileID    string    // 1 to MaxFileIDLen characters of [A-Za-z0-9_-], e.g. from NewFileID
+	Owner     string    // the principal; "" without auth. Valid UTF-8, at most MaxOwnerLen bytes
+	Size      int64     // in bytes, ≥ 0
+	SHA256    []byte    // nil when no digest was declared, else 32 bytes
+	MediaType string    // "" when none was declared; printable ASCII, at most MaxMediaTypeLen bytes
+	Expires   time.Time // kept to the second (truncated); after 1970
+}
+
+const (
+	tokenVersion = 1
+	tokenDomain  = "mcpfile/token/v1"
+	tokenMACLen  = 32
+)
+
+var b64 = base64.RawURLEncoding.Strict()
+
+// Sign returns a token for c, signed with the keyring's first key. The
+// token is URL-safe base64 without padding and a dot, at most
+// [MaxTokenLen] bytes; the same claims and key always give the same token.
+// It is an error for c to break the limits documented on [Claims].
+func (r *Keyring) Sign(c Claims) (string, error) {
+	k, err := r.signer()
+	if err != nil {
+		return "", err
+	}
+	if field, rule := checkClaims(&c); field != "" {
+		return "", fmt.Errorf("token: cannot sign: %s: %s", field, rule)
+	}
+	return signWith(k, &c), nil
+}
+
+// signWith returns the token for valid claims c under k.
+func signWith(k *Key, c *Claims) string {
+	payload := appendPayload(make([]byte, 0, 128), k.id, c)
+	mac := k.mac(tokenDomain, payload)
+	return b64.EncodeToString(payload) + "." + b64.EncodeToString(mac)
+}
+
+// Verify checks tok and returns its claims: the token must be well formed,
+// signed by a key of the keyring (compared in constant time), issued for
+// purpose and unexpired at now. Checks run in that order, so nothing is
+// said about the claims of a token whose signature fails. The error is an
+// [*Error] that wraps [ErrMalformed], [ErrUnknownKey], [ErrBadSignature],
+// [ErrWrongPurpose] or [ErrExpired]. The caller still checks the owner.
+func (r *Keyring) Verify(tok, purpose string, now time.Time) (Claims, error) {
+	fail := func(kind error, reason string) (Claims, error) {
+		return Claims{}, &Error{Input: inputToken, Len: len(tok), Err: kind, Reason: reason}
+	}
+	if len(tok) > MaxTokenLen {
+		return fail(ErrMalformed, fmt.Sprintf("longer than %d bytes", MaxTokenLen))
+	}
+	p, m, ok := strings.Cut(tok, ".")
+	if !ok || strings.Contains(m, ".") {
+		return fail(ErrMalformed, "want two base64url parts joined by a dot")
+	}
+	payload, ok := decodeB64(p)
+	if !ok {
+		return fail(ErrMalformed, "payload is not base64url without padding")
+	}
+	mac, ok := decodeB64(m)
+	if !ok || len(mac) != tokenMACLen {
+		return fail(ErrMalformed, "mac is not 32 bytes of base64url without padding")
+	}
+	kid, c, reason := parsePayload(payload)
+	if reason != "" {
+		return fail(ErrMalformed, reason)
+	}
+	k := r.lookup(kid)
+	if k == nil {
+		return fail(ErrUnknownKey, fmt.Sprintf("key id %q", kid))
+	}
+	if !hmac.Equal(mac, k.mac(tokenDomain, payload)) {
+		return fail(ErrBadSignature, "")
+	}
+	if c.Purpose != purpose {
+		return fail(ErrWrongPurpose, fmt.Sprintf("issued for %q, want %q", c.Purpose, purpose))
+	}
+	if !now.Before(c.Expires) {
+		return fail(ErrExpired, "at "+c.Expires.Format(time.RFC3339))
+	}
+	return c, nil
+}
+
+// checkClaims checks c against the limits and truncates its expiry to the
+// second. It returns the field and rule broken, or "", "".
+func checkClaims(c *Claims) (field, rule string) {
+	switch {
+	case !isIDChars(c.Purpose, MaxPurposeLen):
+		return "purpose", fmt.Sprintf("want 1 to %d characters of [A-Za-z0-9_-]", MaxPurposeLen)
+	case !isIDChars(c.FileID, MaxFileIDLen):
+		return "file id", fmt.Sprintf("want 1 to %d characters of [A-Za-z0-9_-]", MaxFileIDLen)
+	case len(c.Owner) > MaxOwnerLen || !utf8.ValidString(c.Owner):
+		return "owner", fmt.Sprintf("want valid UTF-8 of at most %d bytes", MaxOwnerLen)
+	case c.Size < 0:
+		return "size", "negative"
+	case c.SHA256 != nil && len(c.SHA256) != 32:
+		return "sha256", "want nil or 32 bytes"
+	case len(c.MediaType) > MaxMediaTypeLen || !isPrintableASCII(c.MediaType):
+		return "media type", fmt.Sprintf("want printable ASCII of at most %d bytes", MaxMediaTypeLen)
+	case c.Expires.Unix() <= 0:
+		return "expires", "want a time after 1970"
+	}
+	c.Expires = time.Unix(c.Expires.Unix(), 0).UTC()
+	return "", ""
+}
+
+// appendPayload appends the binary payload of valid claims c under key id
+// kid to b:
+//
+//	version   1 byte (1)
+//	key id    1-byte length, bytes
+//	purpose   1-byte length, bytes
+//	file id   1-byte length, bytes
+//	owner     2-byte length, bytes
+//	size      8 bytes
+//	sha256    1-byte length (0 or 32), bytes
+//	mediatype 1-byte length, bytes
+//	expires   8 bytes, Unix seconds
+//
+// Lengths and numbers are big-endian.
+func appendPayload(b []byte, kid string, c *Claims) []byte {
+	b = append(b, tokenVersion)
+	b = appendStr8(b, kid)
+	b = appendStr8(b, c.Purpose)
+	b = appendStr8(b, c.FileID)
+	b = appendStr16(b, c.Owner)
+	b = binary.BigEndian.AppendUint64(b, uint64(c.Size))
+	b = append(b, byte(len(c.SHA256)))
+	b = append(b, c.SHA256...)
+	b = appendStr8(b, c.MediaType)
+	b = binary.BigEndian.AppendUint64(b, uint64(c.Expires.Unix()))
+	return b
+}
+
+// parsePayload is the inverse of appendPayload. It accepts exactly the
+// payloads appendPayload writes for claims that checkClaims accepts, and
+// otherwise returns a reason that quotes nothing of the input.
+func parsePayload(b []byte) (kid string, c Claims, reason string) {
+	d := decoder{b: b}
+	if v := d.byte(); v != tokenVersion {
+		if d.bad {
+			return "", Claims{}, "payload is empty"
+		}
+		return "", Claims{}, fmt.Sprintf("version %d, want %d", v, tokenVersion)
+	}
+	kid = d.str(d.byte())
+	c.Purpose = d.str(d.byte())
+	c.FileID = d.str(d.byte())
+	c.Owner = d.str(int(d.uint16()))
+	size := d.uint64()
+	if n := d.byte(); n > 0 {
+		c.SHA256 = []byte(d.str(n))
+	}
+	c.MediaType = d.str(d.byte())
+	exp := d.uint64()
+	switch {
+	case d.bad:
+		return "", Claims{}, "payload is truncated"
+	case len(d.b) != 0:
+		return "", Claims{}, "payload has trailing bytes"
+	case !isIDChars(kid, MaxKeyIDLen):
+		return "", Claims{}, "bad key id"
+	case size > math.MaxInt64 || exp > math.MaxInt64:
+		return "", Claims{}, "number out of range"
+	}
+	c.Size = int64(size)
+	c.Expires = time.Unix(int64(exp), 0).UTC()
+	if field, rule := checkClaims(&c); field != "" {
+		return "", Claims{}, field + ": " + rule
+	}
+	return kid, c, ""
+}
+
+// A decoder reads a payload; past its end it reads zeros and sets bad.
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) take(n int) []byte {
+	if n > len(d.b) {
+		d.bad, d.b = true, nil
+		return nil
+	}
+	p := d.b[:n]
+	d.b = d.b[n:]
+	return p
+}
+
+func (d *decoder) byte() int {
+	if p := d.take(1); p != nil {
+		return int(p[0])
+	}
+	return 0
+}
+
+func (d *decoder) uint16() uint16 {
+	if p := d.take(2); p != nil {
+		return binary.BigEndian.Uint16(p)
+	}
+	return 0
+}
+
+func (d *decoder) uint64() uint64 {
+	if p := d.take(8); p != nil {
+		return binary.BigEndian.Uint64(p)
+	}
+	return 0
+}
+
+func (d *decoder) str(n int) string { return string(d.take(n)) }
+
+func appendStr8(b []byte, s string) []byte {
+	return append(append(b, byte(len(s))), s...)
+}
+
+func appendStr16(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
+}
+
+// decodeB64 decodes base64url without padding, strictly: it rejects the
+// CR and LF that encoding/base64 would skip, and stray bits in the last
+// character, so that one byte string has one encoding.
+func decodeB64(s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if !isIDChar(s[i]) {
+			return nil, false
+		}
+	}
+	b, err := b64.DecodeString(s)
+	return b, err == nil
+}
+
+func isPrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
