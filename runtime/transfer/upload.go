@@ -1,0 +1,497 @@
+package transfer
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// Defaults of the zero [UploadOptions].
+const (
+	// DefaultUploadTTL is how long an uploaded file stays in the store.
+	DefaultUploadTTL = 24 * time.Hour
+	// DefaultBufferSize is the size of the one buffer an upload is copied
+	// through: the most of a file the handler holds at any time.
+	DefaultBufferSize = 32 << 10
+	// DefaultMaxPreambleBytes bounds the bytes of a multipart body read
+	// before the file part starts: the fields and part headers before it.
+	DefaultMaxPreambleBytes = 64 << 10
+	// DefaultMaxParts bounds the number of parts of a multipart body up to
+	// and including the file part.
+	DefaultMaxParts = 8
+)
+
+// The names of the multipart form fields, as in the SEP's descriptor:
+// {"multipart": {"fileField": "file", "fields": {"token": …}}}.
+const (
+	FormFieldToken = "token"
+	FormFieldFile  = "file"
+)
+
+// UploadOptions configure [UploadHandler]. Store and Keys are required;
+// every other zero value means the default.
+type UploadOptions struct {
+	// Store is where uploaded files go.
+	Store store.Store
+	// Keys checks upload tokens (purpose [token.PurposeUpload]).
+	Keys *token.Keyring
+	// Owner returns the principal making the request, when the server has
+	// auth; a token issued to another principal is refused. Nil means the
+	// server has no auth: the owner is "", and only tokens issued with
+	// owner "" are accepted.
+	Owner func(*http.Request) string
+	// Now returns the current time, against which tokens expire and from
+	// which TTL counts. Nil means time.Now.
+	Now func() time.Time
+	// TTL is how long an uploaded file stays in the store after its upload
+	// completes. Zero means DefaultUploadTTL.
+	TTL time.Duration
+	// BufferSize is the size of the buffer each upload is copied through.
+	// Zero means DefaultBufferSize.
+	BufferSize int
+	// MaxPreambleBytes bounds how much of a multipart body is read before
+	// the file part starts (fields, part headers and boundaries; the
+	// multipart reader's read-ahead of up to 4 KiB counts too). Zero means
+	// DefaultMaxPreambleBytes.
+	MaxPreambleBytes int64
+	// MaxParts bounds the parts of a multipart body up to and including
+	// the file part. Zero means DefaultMaxParts.
+	MaxParts int
+	// ErrorLog receives the store failures answered with 500. Nil means
+	// the log package's standard logger, as in net/http.
+	ErrorLog *log.Logger
+}
+
+// UploadHandler returns the upload endpoint: it takes the bytes of one
+// file authorized by an upload token ([token.PurposeUpload]) into
+// o.Store under the token's file ID, in one of two ways:
+//
+//   - POST of multipart/form-data, as the SEP's descriptor says: the token
+//     in the form field "token", then the bytes in the file field "file".
+//     The token field must come before the file part, so that the token
+//     is checked before a byte of the file is read; fields other than
+//     these two are read and ignored. Parts are taken raw (no
+//     Content-Transfer-Encoding is decoded) and the file part's
+//     Content-Type is ignored: the token declares the media type.
+//   - PUT of the bytes as the request body, with the token in an
+//     "Authorization: Bearer" header. The request's Content-Type is
+//     ignored; a Content-Length other than the declared size is refused
+//     before anything is read.
+//
+// Every request runs one pipeline: method → find the token → verify it →
+// check the owner → check the declared length → create the object (the
+// token's single use) → copy the body through one fixed buffer, enforcing
+// the declared size to the byte, sniffing the first [content.SniffLen]
+// bytes against the declared media type, while the store hashes them →
+// commit, where the store checks the SHA-256 and makes the file visible.
+// A success is 201 with a JSON body {"size": …, "digest": {"algorithm":
+// "sha-256", "value": <base64url>}}. A rejection is a JSON body {"error":
+// reason}, where the reason never holds the token or any byte of the file:
+//
+//	405  method other than POST or PUT (with an Allow header)
+//	401  PUT without a Bearer token (with WWW-Authenticate: Bearer)
+//	415  POST that is not multipart/form-data
+//	400  malformed multipart body, no token before the file part, no file
+//	     part, a field or part count over its limit, a token field too long
+//	400  malformed token
+//	403  token of an unknown key, with a bad signature, for another
+//	     purpose, or expired (the reason says which)
+//	403  token issued to another owner
+//	413  body longer than the declared size: at the first extra byte,
+//	     which is the last byte read (or at once from Content-Length)
+//	400  body shorter than the declared size, or a body that breaks off
+//	409  the token was used already (a file is committed under its ID)
+//	415  the first bytes are not the declared media type (the reason says
+//	     what they are)
+//	422  digest mismatch: the bytes do not have the declared SHA-256
+//	500  the store failed (logged to ErrorLog; the reason says no more)
+//
+// A rejected upload leaves nothing in the store and does not use up its
+// token: the genuine upload may follow. The handler never redirects, holds
+// no more of a file than its buffer and a copy of the first
+// [content.SniffLen] bytes, starts no goroutine, and aborts the object when
+// the client goes away. UploadHandler panics if o.Store or o.Keys is nil.
+func UploadHandler(o UploadOptions) http.Handler {
+	if o.Store == nil || o.Keys == nil {
+		panic("transfer: UploadHandler needs UploadOptions.Store and UploadOptions.Keys")
+	}
+	h := &uploadHandler{o: o}
+	if h.o.Owner == nil {
+		h.o.Owner = func(*http.Request) string { return "" }
+	}
+	if h.o.Now == nil {
+		h.o.Now = time.Now
+	}
+	if h.o.TTL <= 0 {
+		h.o.TTL = DefaultUploadTTL
+	}
+	if h.o.BufferSize <= 0 {
+		h.o.BufferSize = DefaultBufferSize
+	}
+	if h.o.MaxPreambleBytes <= 0 {
+		h.o.MaxPreambleBytes = DefaultMaxPreambleBytes
+	}
+	if h.o.MaxParts <= 0 {
+		h.o.MaxParts = DefaultMaxParts
+	}
+	if h.o.ErrorLog == nil {
+		h.o.ErrorLog = log.Default()
+	}
+	h.bufs.New = func() any { b := make([]byte, h.o.BufferSize); return &b }
+	return h
+}
+
+type uploadHandler struct {
+	o    UploadOptions // defaults filled in
+	bufs sync.Pool     // of *[]byte, BufferSize long
+}
+
+// A rejection is the status and reason of a refused request.
+type rejection struct {
+	status int
+	reason string
+}
+
+func reject(status int, reason string) *rejection { return &rejection{status, reason} }
+
+func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if rj := h.upload(w, r); rj != nil {
+		if rj.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+		}
+		writeJSON(w, rj.status, map[string]string{"error": rj.reason})
+	}
+}
+
+// upload is the pipeline: it writes the success response itself and
+// returns the rejection of a refused request.
+func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejection {
+	ctx := r.Context()
+
+	// 1. Method: POST (the SEP's multipart descriptor) or PUT (raw body).
+	if r.Method != http.MethodPost && r.Method != http.MethodPut {
+		w.Header().Set("Allow", "POST, PUT")
+		return reject(http.StatusMethodNotAllowed, fmt.Sprintf("method %q not allowed (want POST or PUT)", r.Method))
+	}
+
+	// 2. Find the token, and the reader of the file's bytes.
+	var tok string
+	var body io.Reader
+	var rj *rejection
+	if r.Method == http.MethodPut {
+		tok, rj = bearerToken(r)
+		body = r.Body
+	} else {
+		tok, body, rj = h.formToken(r)
+	}
+	if rj != nil {
+		return rj
+	}
+
+	// 3. Verify the token: well formed, signed by our keys, for upload, unexpired.
+	c, err := h.o.Keys.Verify(tok, token.PurposeUpload, h.o.Now())
+	switch {
+	case errors.Is(err, token.ErrMalformed):
+		return reject(http.StatusBadRequest, err.Error())
+	case err != nil: // unknown key, bad signature, wrong purpose, expired: the error says which, never the token
+		return reject(http.StatusForbidden, err.Error())
+	}
+
+	// 4. Owner: the token's principal is the request's.
+	if h.o.Owner(r) != c.Owner {
+		return reject(http.StatusForbidden, "token was issued to another owner")
+	}
+
+	// 5. Declared length: a PUT body is the file, so its Content-Length must be the size.
+	if r.Method == http.MethodPut && r.ContentLength > c.Size {
+		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("Content-Length %d is larger than the declared size %d", r.ContentLength, c.Size))
+	}
+	if r.Method == http.MethodPut && r.ContentLength >= 0 && r.ContentLength < c.Size {
+		return reject(http.StatusBadRequest, fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
+	}
+
+	// 6. Single use: create the object; a committed one under the ID means the token was used.
+	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Owner: c.Owner, Expires: h.o.Now().Add(h.o.TTL)}
+	copy(meta.SHA256[:], c.SHA256) // nil declares no digest: the zero value
+	obj, err := h.o.Store.Create(ctx, c.FileID, meta)
+	switch {
+	case errors.Is(err, store.ErrExists):
+		return reject(http.StatusConflict, "upload token already used")
+	case err != nil:
+		return h.internal(r, "create", err)
+	}
+	defer obj.Abort() // after a successful Commit it does nothing
+
+	// 7. Copy through one buffer: exact size, sniff the first bytes; the store hashes as it writes.
+	bufp := h.bufs.Get().(*[]byte)
+	defer h.bufs.Put(bufp)
+	n, err := copyFile(obj, body, c.Size, *bufp, sniffer(c.MediaType))
+	var mismatch *sniffError
+	switch {
+	case errors.Is(err, errOversize):
+		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the declared size %d", c.Size))
+	case errors.Is(err, errUndersize):
+		return reject(http.StatusBadRequest, fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
+	case errors.As(err, &mismatch):
+		return reject(http.StatusUnsupportedMediaType, fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
+	case errors.Is(err, errRead):
+		return reject(http.StatusBadRequest, fmt.Sprintf("reading the body failed after %d bytes", n))
+	case err != nil:
+		return h.internal(r, "write", err)
+	}
+
+	// 8. Commit: the store checks the digest and that no other upload took the ID first.
+	switch err := obj.Commit(ctx); {
+	case errors.Is(err, store.ErrDigest):
+		return reject(http.StatusUnprocessableEntity, "digest mismatch")
+	case errors.Is(err, store.ErrExists):
+		return reject(http.StatusConflict, "upload token already used")
+	case err != nil:
+		return h.internal(r, "commit", err)
+	}
+
+	// 9. Created: the size and digest of what the file URI now resolves to.
+	sum := c.SHA256
+	if sum == nil {
+		m, err := h.o.Store.Stat(ctx, c.FileID)
+		if err != nil {
+			return h.internal(r, "stat", err)
+		}
+		sum = m.SHA256[:]
+	}
+	writeJSON(w, http.StatusCreated, uploadResult{
+		Size:   n,
+		Digest: fileDigest{Algorithm: "sha-256", Value: base64.RawURLEncoding.EncodeToString(sum)},
+	})
+	return nil
+}
+
+// uploadResult is the body of a 201: the file's size and digest, as in
+// the SEP's file metadata.
+type uploadResult struct {
+	Size   int64      `json:"size"`
+	Digest fileDigest `json:"digest"`
+}
+
+type fileDigest struct {
+	Algorithm string `json:"algorithm"`
+	Value     string `json:"value"`
+}
+
+// internal answers a failure of the store: 500, logged, unless the client
+// has gone away, which is no failure of the server's.
+func (h *uploadHandler) internal(r *http.Request, step string, err error) *rejection {
+	if r.Context().Err() != nil {
+		return reject(http.StatusBadRequest, "request canceled")
+	}
+	h.o.ErrorLog.Printf("transfer: upload: store %s: %v", step, err)
+	return reject(http.StatusInternalServerError, "internal error")
+}
+
+// bearerToken returns the token of a PUT's Authorization header.
+func bearerToken(r *http.Request) (string, *rejection) {
+	vals := r.Header.Values("Authorization")
+	if len(vals) == 0 {
+		return "", reject(http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)")
+	}
+	if len(vals) > 1 {
+		return "", reject(http.StatusBadRequest, "more than one Authorization header")
+	}
+	scheme, tok, _ := strings.Cut(vals[0], " ")
+	tok = strings.Trim(tok, " ")
+	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", reject(http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)")
+	}
+	return tok, nil
+}
+
+// formToken reads a multipart/form-data body up to the start of its file
+// part, which it returns, and the token field before it. What it reads is
+// bounded by MaxPreambleBytes and MaxParts.
+func (h *uploadHandler) formToken(r *http.Request) (tok string, file io.Reader, rj *rejection) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return "", nil, reject(http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)")
+	}
+	if params["boundary"] == "" {
+		return "", nil, reject(http.StatusBadRequest, "multipart/form-data without a boundary")
+	}
+	pre := &preambleReader{r: r.Body, left: h.o.MaxPreambleBytes}
+	mr := multipart.NewReader(pre, params["boundary"])
+	tooLong := reject(http.StatusBadRequest, fmt.Sprintf("the parts before the file field are longer than %d bytes", h.o.MaxPreambleBytes))
+	malformed := reject(http.StatusBadRequest, "malformed multipart body")
+	haveToken := false
+	for range h.o.MaxParts {
+		p, err := mr.NextRawPart() // raw: the file's bytes are never transformed
+		switch {
+		case pre.hit:
+			return "", nil, tooLong
+		case err == io.EOF:
+			return "", nil, reject(http.StatusBadRequest, `no file field "`+FormFieldFile+`"`)
+		case err != nil:
+			return "", nil, malformed
+		}
+		switch p.FormName() {
+		case FormFieldToken:
+			if haveToken {
+				return "", nil, reject(http.StatusBadRequest, `more than one token field "`+FormFieldToken+`"`)
+			}
+			b, err := io.ReadAll(io.LimitReader(p, token.MaxTokenLen+1))
+			switch {
+			case pre.hit:
+				return "", nil, tooLong
+			case err != nil:
+				return "", nil, malformed
+			case len(b) > token.MaxTokenLen:
+				return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("token field longer than %d bytes", token.MaxTokenLen))
+			}
+			tok, haveToken = string(b), true
+		case FormFieldFile:
+			if !haveToken {
+				return "", nil, reject(http.StatusBadRequest, `no token field "`+FormFieldToken+`" before the file field "`+FormFieldFile+`"`)
+			}
+			pre.left = -1 // the file part's length is bounded by the declared size
+			return tok, p, nil
+		default: // another field: read and ignored
+			_, err := io.Copy(io.Discard, p)
+			switch {
+			case pre.hit:
+				return "", nil, tooLong
+			case err != nil:
+				return "", nil, malformed
+			}
+		}
+	}
+	return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, h.o.MaxParts))
+}
+
+// A preambleReader reads at most left bytes, then fails and sets hit;
+// with left < 0 it reads without limit.
+type preambleReader struct {
+	r    io.Reader
+	left int64
+	hit  bool
+}
+
+var errPreamble = errors.New("multipart preamble too long")
+
+func (p *preambleReader) Read(b []byte) (int, error) {
+	if p.left < 0 {
+		return p.r.Read(b)
+	}
+	if p.left == 0 {
+		p.hit = true
+		return 0, errPreamble
+	}
+	if int64(len(b)) > p.left {
+		b = b[:p.left]
+	}
+	n, err := p.r.Read(b)
+	p.left -= int64(n)
+	return n, err
+}
+
+// Errors of copyFile.
+var (
+	errOversize  = errors.New("body larger than the declared size")
+	errUndersize = errors.New("body smaller than the declared size")
+	errRead      = errors.New("reading the body")
+)
+
+// A sniffError reports that the first bytes are not the declared type.
+type sniffError struct {
+	declared, detected string
+}
+
+func (e *sniffError) Error() string {
+	return "content is " + content.Describe(e.detected) + ", not " + e.declared
+}
+
+// sniffer returns the check of a file's first bytes against the media
+// type declared in its token ("" declares none: nothing to check).
+func sniffer(declared string) func(head []byte) error {
+	if declared == "" {
+		return func([]byte) error { return nil }
+	}
+	mt, params, err := mime.ParseMediaType(declared)
+	if err != nil { // signed by us, so parseable; if not, check the bare type
+		mt, _, _ = strings.Cut(declared, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+	}
+	charset := strings.ToLower(params["charset"])
+	return func(head []byte) error {
+		if detected, ok := content.Check(mt, charset, head); !ok {
+			return &sniffError{declared: mt, detected: detected}
+		}
+		return nil
+	}
+}
+
+// copyFile copies exactly size bytes from src to dst through buf. It
+// never reads more than one byte past size: that byte fails the copy with
+// errOversize. A src that ends short fails with errUndersize, one that
+// fails otherwise with errRead. Once it has the first content.SniffLen
+// bytes (or all of a shorter file) it calls sniff on them and stops on its
+// error. It returns the bytes written to dst.
+func copyFile(dst io.Writer, src io.Reader, size int64, buf []byte, sniff func(head []byte) error) (n int64, err error) {
+	var head [content.SniffLen]byte
+	nhead, sniffed := 0, false
+	for {
+		m, rerr := src.Read(buf[:min(int64(len(buf)), size-n+1)])
+		if int64(m) > size-n {
+			return n, errOversize
+		}
+		if !sniffed && m > 0 {
+			nhead += copy(head[nhead:], buf[:m])
+			if nhead == len(head) {
+				sniffed = true
+				if err := sniff(head[:]); err != nil {
+					return n, err
+				}
+			}
+		}
+		if m > 0 {
+			if _, err := dst.Write(buf[:m]); err != nil {
+				return n, err
+			}
+			n += int64(m)
+		}
+		switch {
+		case rerr == io.EOF || rerr == io.ErrUnexpectedEOF:
+			if n < size {
+				return n, errUndersize
+			}
+			if !sniffed {
+				return n, sniff(head[:nhead])
+			}
+			return n, nil
+		case rerr != nil:
+			return n, fmt.Errorf("%w: %w", errRead, rerr)
+		}
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
