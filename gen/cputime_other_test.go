@@ -4,5 +4,5 @@ package gen_test
 
 import "time"
 
-// cpuTime is not measured here: BenchmarkGenerate200 reports no cpu-ns/op.
+// cpuTime is not measured here: BenchmarkGenerate reports no cpu-ns/op.
 func cpuTime() time.Duration { return 0 }

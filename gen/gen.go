@@ -23,9 +23,12 @@ const DefaultOutput = "mcpfile_gen.go"
 // runtime/debug.SetGCPercent) that mcpfilegen runs with, instead of the
 // default 100. Generating allocates several times the size of the loaded
 // packages in short-lived values (syntax trees, rendered and formatted
-// text), while the loaded packages stay live to the end: at 100 the
-// collector would mark them over and over. A run is short and its heap
-// small, so a process that calls [Generate] once may do the same.
+// text), while the loaded packages' types and the model stay live to the
+// end: at 100 the collector would mark them over and over, a fifth more of
+// the generator's own CPU. The price is memory: the heap grows to five times
+// what is live before it is collected, twice the default's peak on 1,000
+// types (BENCHMARKS.md §4). A run is short, so a process that calls
+// [Generate] once may do the same.
 const GCPercent = 400
 
 // Config says what to generate code for.
@@ -77,7 +80,11 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 		files []File
 		errs  model.ErrorList
 	)
-	for _, pkg := range pkgs {
+	for i, pkg := range pkgs {
+		// The model keeps what it needs of the package, its types; the
+		// package's syntax and type information, most of what was loaded,
+		// may go while the package's code is generated.
+		pkgs[i] = nil
 		p, err := model.Build(pkg, cfg.Types)
 		if err != nil {
 			if l, ok := err.(model.ErrorList); ok {

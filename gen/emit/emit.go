@@ -52,71 +52,96 @@ var (
 // one blank line between top-level declarations that start with a doc
 // comment, so the formatted pieces joined with one blank line are the bytes
 // format.Source gives for the whole file (TestPieces). The schemas are not
-// formatted but spliced in (schemaConst).
+// formatted but spliced in (schemaConst). A type's declarations are dropped
+// as soon as its piece is formatted, so that what the emitter holds at once
+// is the pieces formatted so far and the few being made, not every type's
+// syntax.
 func File(p *model.Package) ([]byte, error) {
-	f, ts, pieces, err := plan(p)
+	f, ts, named, err := plan(p)
 	if err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	if err := f.Render(&out); err != nil { // formats
+	var head bytes.Buffer
+	if err := f.Render(&head); err != nil { // formats
 		return nil, fmt.Errorf("internal error: generated invalid Go for package %s: %v", p.Name, err)
 	}
-	if err := par.Each(len(pieces), func(i int) error {
-		pc := &pieces[i]
-		ds := slices.Clone(pc.decls)
-		ds[pc.schemaAt] = pc.schema.placeholder()
-		var buf bytes.Buffer
-		if err := decls(ds).RenderWithFile(&buf, f); err != nil { // formats
-			return fmt.Errorf("internal error: generated invalid Go for %s: %v", ts[i].Name, err)
-		}
-		src, err := pc.schema.splice(bytes.TrimSpace(buf.Bytes()))
-		if err != nil {
-			return fmt.Errorf("internal error: %v", err)
-		}
-		pc.src = src
-		return nil
+	pieces := make([][]byte, len(ts))
+	if err := par.Each(len(ts), func(i int) error {
+		src, err := formatPiece(f, p.Path, named, ts[i])
+		pieces[i] = src
+		return err
 	}); err != nil {
 		return nil, err
 	}
-	n := 0
-	for _, pc := range pieces {
-		n += len(pc.src) + 2
+	n := head.Len()
+	for _, src := range pieces {
+		n += len(src) + 2
 	}
-	out.Grow(n)
-	for _, pc := range pieces {
-		out.WriteByte('\n')
-		out.Write(pc.src)
-		out.WriteByte('\n')
+	out := make([]byte, 0, n)
+	out = append(out, head.Bytes()...)
+	for _, src := range pieces {
+		out = append(append(append(out, '\n'), src...), '\n')
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
-// plan builds the declarations of each selected type of p, in parallel,
-// sorted by type name, and the file they go in: its head holds the build
-// constraint, the package clause, the version guard, the comment on the
-// generated names and the nested guards, and every package the
-// pieces name is registered in it as imported. Rendering with f then only
-// reads it, which lets the pieces render on several goroutines at once.
-func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
-	ts := slices.Clone(p.Types)
-	slices.SortFunc(ts, func(a, b *model.Type) int { return strings.Compare(a.Name, b.Name) })
-	pieces := make([]piece, len(ts))
-	if err := par.Each(len(ts), func(i int) error {
-		tw := &typeWriter{pkgPath: p.Path}
-		pc, err := typeDecls(tw, ts[i])
-		if err != nil {
-			return fmt.Errorf("internal error: cannot generate %s: %v", ts[i].Name, err)
-		}
-		pc.imports = tw.imports
-		pieces[i] = pc
-		return nil
-	}); err != nil {
-		return nil, nil, nil, err
+// formatPiece returns the code of t formatted: its declarations rendered
+// with f, the file plan made, with the schema's placeholder, and the
+// schema's literal spliced in. named holds the import paths of the packages
+// f was told of, which the declarations may name.
+func formatPiece(f *jen.File, pkgPath string, named map[string]bool, t *model.Type) ([]byte, error) {
+	tw := &typeWriter{pkgPath: pkgPath}
+	pc, err := typeDecls(tw, t)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: cannot generate %s: %v", t.Name, err)
 	}
+	for _, pkg := range tw.imports {
+		if !named[pkg.Path()] {
+			// Rendering would register it with f, which other
+			// goroutines are reading.
+			return nil, fmt.Errorf("internal error: code of %s names package %s, which is not imported", t.Name, pkg.Path())
+		}
+	}
+	pc.decls[pc.schemaAt] = pc.schema.placeholder()
+	var buf bytes.Buffer
+	if err := decls(pc.decls).RenderWithFile(&buf, f); err != nil { // formats
+		return nil, fmt.Errorf("internal error: generated invalid Go for %s: %v", t.Name, err)
+	}
+	src, err := pc.schema.splice(bytes.TrimSpace(buf.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %v", err)
+	}
+	return src, nil
+}
+
+// plan returns the selected types of p sorted by name, and the file their
+// code goes in: its head holds the build constraint, the package clause,
+// the version guard, the comment on the generated names and the nested
+// guards, and every package the types' code names is registered in it as
+// imported, in the order the code names them, which decides the names of
+// packages that share one. Rendering with f then only reads it, which lets
+// the pieces render on several goroutines at once; named holds the import
+// paths of those packages.
+//
+// The packages a type's code names, beyond those the emitter always
+// imports, are those of its fields' types, which its staleness guard spells
+// (structGuard): plan renders the types to find them, and leaves the rest
+// of each type's code for File to build when it formats it.
+func plan(p *model.Package) (f *jen.File, ts []*model.Type, named map[string]bool, err error) {
+	ts = slices.Clone(p.Types)
+	slices.SortFunc(ts, func(a, b *model.Type) int { return strings.Compare(a.Name, b.Name) })
+	imports := make([][]*types.Package, len(ts))
+	par.Each(len(ts), func(i int) error {
+		tw := &typeWriter{pkgPath: p.Path}
+		for _, f := range ts[i].Fields {
+			tw.typ(f.Type)
+		}
+		imports[i] = tw.imports
+		return nil
+	})
 
 	scope := packageScope(ts)
-	f := newFile(p, scope)
+	f = newFile(p, scope)
 	head := &typeWriter{file: f, pkgPath: p.Path, scope: scope}
 	f.Add(versionGuard(GenVersion))
 	f.Line()
@@ -135,29 +160,27 @@ func plan(p *model.Package) (*jen.File, []*model.Type, []piece, error) {
 			break
 		}
 	}
-	for _, pc := range pieces {
-		used = append(used, pc.imports...)
+	for _, pkgs := range imports {
+		used = append(used, pkgs...)
 	}
-	seen := map[string]bool{}
+	named = map[string]bool{}
 	for _, pkg := range used {
-		if seen[pkg.Path()] {
+		if named[pkg.Path()] {
 			continue
 		}
-		seen[pkg.Path()] = true
+		named[pkg.Path()] = true
 		if err := head.use(pkg); err != nil {
 			return nil, nil, nil, fmt.Errorf("internal error: cannot import %s: %v", pkg.Path(), err)
 		}
 	}
-	return f, ts, pieces, nil
+	return f, ts, named, nil
 }
 
 // piece is the generated code of one type.
 type piece struct {
 	decls    []jen.Code
-	schemaAt int              // the index in decls of the schema's constant
-	schema   schemaConst      // its name and value
-	imports  []*types.Package // named by decls, runtime and encoding/json aside
-	src      []byte           // decls, formatted
+	schemaAt int         // the index in decls of the schema's constant
+	schema   schemaConst // its name and value
 }
 
 // decls renders declarations one after the other, a blank line apart. The

@@ -11,11 +11,15 @@ import (
 // whole renders the file File renders, but as one jennifer file formatted
 // whole, for TestPieces.
 func whole(p *model.Package) ([]byte, error) {
-	f, _, pieces, err := plan(p)
+	f, ts, _, err := plan(p)
 	if err != nil {
 		return nil, err
 	}
-	for _, pc := range pieces {
+	for _, t := range ts {
+		pc, err := typeDecls(&typeWriter{pkgPath: p.Path}, t)
+		if err != nil {
+			return nil, err
+		}
 		for _, d := range pc.decls {
 			f.Line()
 			f.Add(d)

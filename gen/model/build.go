@@ -40,7 +40,7 @@ func Build(pkg *packages.Package, typeNames []string) (*Package, error) {
 	}
 	b := &builder{pkg: pkg, explicit: len(typeNames) > 0}
 	b.readSyntax()
-	p := &Package{Name: pkg.Name, Path: pkg.PkgPath}
+	p := &Package{Name: pkg.Name, Path: pkg.PkgPath, fieldDocs: b.fieldDocs}
 	if len(pkg.GoFiles) > 0 {
 		p.Dir = dirOf(pkg.GoFiles[0])
 	}
@@ -755,27 +755,11 @@ func (b *builder) resolveFilename(t *Type, f *Field) {
 
 // checkSchema runs the SDK's schema inference over the type, so that a type
 // it cannot express is reported here, with a position, and mcpfile tags below
-// the top level are found. The schema it infers is kept for the schema
-// phase (Type.Inferred), which fills in the file fields' placeholders.
+// the top level are found. The schema it infers is dropped: the schema phase
+// infers it again (Package.InferSchema), one type at a time, as kept for
+// every type in between the schemas would be much of the generator's memory.
 func (b *builder) checkSchema(t *Type) {
-	over := map[*types.Var]*jsonschema.Schema{}
-	st := fields.Struct(t.Named)
-	for i, f := range t.Fields {
-		// File fields, and fields whose mcpfile tag, or the lack of
-		// one, was already reported.
-		if _, ok := reflect.StructTag(f.Tag).Lookup(TagKey); ok || untaggedFile(f) {
-			f.Placeholder = &jsonschema.Schema{}
-			over[st.Field(i)] = f.Placeholder
-		}
-	}
-	s, err := infer.For(t.Named, infer.Config{
-		Doc:        func(v *types.Var) string { return b.fieldDocs[v] },
-		Override:   over,
-		RejectTag:  TagKey,
-		RejectType: func(n *types.Named) bool { return isRuntimeFile(n) },
-		All:        true,
-	})
-	t.Inferred = s
+	_, err := inferSchema(t, b.fieldDocs, nil)
 	var ies infer.Errors
 	switch err := err.(type) {
 	case nil:
@@ -791,6 +775,42 @@ func (b *builder) checkSchema(t *Type) {
 	for _, ie := range ies {
 		b.errs.Add(b.inferPos(t, ie), "%s", inferMsg(t, ie))
 	}
+}
+
+// InferSchema returns the schema of t, a type of p, as the SDK's inference
+// gives it, with the property file(f) for each file field f, and the doc
+// comments of the package's struct fields as their descriptions where they
+// have no jsonschema tag: the inference Build ran to check t.
+func (p *Package) InferSchema(t *Type, file func(f *Field) *jsonschema.Schema) (*jsonschema.Schema, error) {
+	return inferSchema(t, p.fieldDocs, file)
+}
+
+// inferSchema runs the SDK's schema inference over t with the descriptions
+// docs, and file(f) for the property of each field f that has an mcpfile
+// tag or is a file field without one (reported by checkUntagged). With file
+// nil, it only checks t: it builds no schema.
+func inferSchema(t *Type, docs map[*types.Var]string, file func(*Field) *jsonschema.Schema) (*jsonschema.Schema, error) {
+	over := map[*types.Var]*jsonschema.Schema{}
+	st := fields.Struct(t.Named)
+	for i, f := range t.Fields {
+		if _, ok := reflect.StructTag(f.Tag).Lookup(TagKey); ok || untaggedFile(f) {
+			// When checking, what matters is that the field's type is
+			// not walked.
+			s := jsonschema.TrueSchema
+			if file != nil {
+				s = file(f)
+			}
+			over[st.Field(i)] = s
+		}
+	}
+	return infer.For(t.Named, infer.Config{
+		Doc:        func(v *types.Var) string { return docs[v] },
+		Override:   over,
+		RejectTag:  TagKey,
+		RejectType: func(n *types.Named) bool { return isRuntimeFile(n) },
+		All:        true,
+		Check:      file == nil,
+	})
 }
 
 // inferPos is where an inference failure is reported: at the type's field

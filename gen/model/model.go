@@ -7,8 +7,6 @@ package model
 import (
 	"go/token"
 	"go/types"
-
-	"github.com/invopop/jsonschema"
 )
 
 // Package is one Go package with the types selected for generation.
@@ -22,6 +20,8 @@ type Package struct {
 	// types, which the generated file carries as its //go:build line; ""
 	// for none.
 	Constraint string
+
+	fieldDocs map[*types.Var]string // of the package's struct fields, for InferSchema
 }
 
 // Type is a selected named struct type.
@@ -39,11 +39,6 @@ type Type struct {
 	// promoted fields of embedded structs included, in encoding/json's field
 	// order. Generated decoders match keys against them like encoding/json.
 	Keys []string
-
-	// Inferred is the type's schema as the SDK's inference gives it, made
-	// while checking the type, with each file field's property the field's
-	// Placeholder; the schema phase fills in the placeholders.
-	Inferred *jsonschema.Schema
 
 	// Schema is the type's object schema as compact JSON, filled by the schema phase.
 	Schema []byte
@@ -85,10 +80,6 @@ type Field struct {
 	Type types.Type // the field's Go type
 
 	File *File // nil for an ordinary field
-
-	// Placeholder is a file field's property in Type.Inferred, a schema
-	// without keywords for the schema phase to fill in.
-	Placeholder *jsonschema.Schema
 }
 
 // Kind is the Go shape of a file field.

@@ -32,7 +32,8 @@ type descriptor struct {
 
 // Apply fills Schema and Flat of every type of p. Build has validated the
 // types; an error here is a bug in the generator.
-// The types are done in parallel.
+// The types are done in parallel, each schema written as soon as it is
+// built, so that only those being built are held at once.
 func Apply(p *model.Package) error {
 	return par.Each(len(p.Types), func(i int) error {
 		t := p.Types[i]
@@ -50,19 +51,23 @@ func Apply(p *model.Package) error {
 	})
 }
 
-// Build returns the schema of t, a type of p: the schema model.Build
-// inferred, with each file field's placeholder filled in (File) and the
-// type's doc comment as its description.
+// Build returns the schema of t, a type of p: the schema the SDK's
+// inference gives it (model.Package.InferSchema), with each file field's
+// property its File schema and the type's doc comment as its description.
 func Build(p *model.Package, t *model.Type) (*jsonschema.Schema, error) {
-	s := t.Inferred
-	if s == nil {
-		return nil, fmt.Errorf("type %s has no inferred schema", t.Name)
-	}
-	for _, f := range t.Files() {
-		if f.Placeholder == nil {
-			return nil, fmt.Errorf("file field %s of %s has no place in the inferred schema", f.GoName, t.Name)
+	var bad *model.Field
+	s, err := p.InferSchema(t, func(f *model.Field) *jsonschema.Schema {
+		if f.File == nil {
+			bad = f
+			return &jsonschema.Schema{}
 		}
-		*f.Placeholder = *File(f)
+		return File(f)
+	})
+	switch {
+	case bad != nil:
+		return nil, fmt.Errorf("field %s of %s has an mcpfile tag or holds files but is no file field", bad.GoName, t.Name)
+	case err != nil:
+		return nil, err
 	}
 	s.Description = t.Doc
 	return s, nil

@@ -45,6 +45,9 @@ func Deref(t types.Type) types.Type {
 // structs embedded in it that Go's selector rules do not hide, in order,
 // each embedded field followed by its promoted fields.
 func Visible(st *types.Struct) []Field {
+	if out, ok := visibleDirect(st); ok {
+		return out
+	}
 	w := &visibleWalker{byName: map[string]int{}, visiting: map[*types.Struct]bool{}}
 	w.walk(st)
 	var out []Field
@@ -54,6 +57,25 @@ func Visible(st *types.Struct) []Field {
 		}
 	}
 	return out
+}
+
+// visibleDirect returns Visible(st) for a struct without embedded fields or
+// blank ones, whose visible fields are its own, all of them: the common
+// case, done without the walk's maps.
+func visibleDirect(st *types.Struct) ([]Field, bool) {
+	for i := range st.NumFields() {
+		if v := st.Field(i); v.Embedded() || v.Name() == "_" {
+			return nil, false
+		}
+	}
+	out := make([]Field, st.NumFields())
+	index := make([]int, st.NumFields())
+	for i := range out {
+		v := st.Field(i)
+		index[i] = i
+		out[i] = Field{Var: v, Tag: reflect.StructTag(st.Tag(i)), Index: index[i : i+1 : i+1], Name: v.Name()}
+	}
+	return out, true
 }
 
 type visibleWalker struct {
@@ -215,29 +237,27 @@ func ValidName(s string) bool {
 }
 
 // SchemaInfo mirrors jsonschema-go's fieldJSONInfo: the property name the
-// SDK's inference gives a field, whether it leaves the field out, and the
-// tag's options.
-func SchemaInfo(v *types.Var, tag reflect.StructTag) (name string, omit bool, opts map[string]bool) {
+// SDK's inference gives a field, whether it leaves the field out, and
+// whether the tag's options make the property optional (omitempty or
+// omitzero; the SDK requires every other property).
+func SchemaInfo(v *types.Var, tag reflect.StructTag) (name string, omit, optional bool) {
 	if !v.Exported() {
-		return "", true, nil
+		return "", true, false
 	}
 	name = v.Name()
 	if jt, ok := tag.Lookup("json"); ok {
 		n, rest, found := strings.Cut(jt, ",")
 		if n == "-" && !found {
-			return "", true, nil
+			return "", true, false
 		}
 		if n != "" {
 			name = n
 		}
-		if rest != "" {
-			opts = map[string]bool{}
-			for o := range strings.SplitSeq(rest, ",") {
-				opts[o] = true
-			}
+		for o := range strings.SplitSeq(rest, ",") {
+			optional = optional || o == "omitempty" || o == "omitzero"
 		}
 	}
-	return name, false, opts
+	return name, false, optional
 }
 
 // Path names the field at index in st by the embedded fields it is

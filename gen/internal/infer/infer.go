@@ -44,6 +44,10 @@ type Config struct {
 	// All makes For go on after a failure in one of the top-level struct's
 	// fields and return every such failure as Errors.
 	All bool
+
+	// Check makes For only check t: it returns the errors it would
+	// otherwise, and no schema, without building one.
+	Check bool
 }
 
 // Errors is the failures of several top-level fields (Config.All).
@@ -98,6 +102,9 @@ func For(t types.Type, cfg Config) (*jsonschema.Schema, error) {
 	if err == nil && len(w.errs) > 0 {
 		return nil, w.errs
 	}
+	if cfg.Check {
+		s = nil
+	}
 	return s, err
 }
 
@@ -108,6 +115,17 @@ type walker struct {
 	top      int
 	promoted bool
 	errs     Errors
+	scratch  jsonschema.Schema // what every schema is when only checking
+}
+
+// blank returns a schema to fill in: a new one, or, when For only checks
+// (Config.Check), the walker's scratch schema, whose contents nothing reads:
+// no failure depends on a schema.
+func (w *walker) blank() *jsonschema.Schema {
+	if w.cfg.Check {
+		return &w.scratch
+	}
+	return &jsonschema.Schema{}
 }
 
 func (w *walker) fail(kind ErrKind, format string, args ...any) error {
@@ -163,14 +181,15 @@ func (w *walker) forType(t types.Type, top bool) (*jsonschema.Schema, error) {
 	}
 
 	if Special(t) {
-		s := &jsonschema.Schema{Type: "string"}
+		s := w.blank()
+		s.Type = "string"
 		if allowNull {
 			setTypes(s, "null", "string")
 		}
 		return s, nil
 	}
 
-	s := &jsonschema.Schema{}
+	s := w.blank()
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch u.Kind() {
@@ -298,7 +317,7 @@ func (w *walker) object(s *jsonschema.Schema, st *types.Struct, top bool) error 
 				}
 				return nil
 			}
-			name, omit, opts := fields.SchemaInfo(f.Var, f.Tag)
+			name, omit, optional := fields.SchemaInfo(f.Var, f.Tag)
 			if omit {
 				return nil
 			}
@@ -318,8 +337,11 @@ func (w *walker) object(s *jsonschema.Schema, st *types.Struct, top bool) error 
 					fs.Description = w.cfg.Doc(f.Var)
 				}
 			}
+			if w.cfg.Check {
+				return nil
+			}
 			props = append(props, prop{name, fs})
-			if !opts["omitempty"] && !opts["omitzero"] {
+			if !optional {
 				required = append(required, name)
 			}
 			return nil
@@ -335,6 +357,9 @@ func (w *walker) object(s *jsonschema.Schema, st *types.Struct, top bool) error 
 			}
 			return err
 		}
+	}
+	if w.cfg.Check {
+		return nil
 	}
 	if visible {
 		// jsonschema-go assigns into a map and keeps each name's last
