@@ -96,8 +96,10 @@
 //     JPEG, GIF, WebP, BMP, ICO and CUR, PDF, ZIP, gzip, RAR 4 and 5,
 //     WebAssembly, Ogg, WAV (and RF64), AIFF (and AIFF-C), MIDI, AVI, WebM
 //     (any EBML, so Matroska too), WOFF, WOFF2, OpenType (CFF or TrueType
-//     outlines), font collections and EOT, with their common aliases
-//     (image/jpg, audio/x-wav, application/gzip…). ZIP-based types (Office
+//     outlines), font collections, EOT, TIFF (and BigTIFF), and the ISO
+//     base media files (MP4, M4A, HEIF/HEIC, AVIF, 3GPP: an ftyp box
+//     first), with their common aliases (image/jpg, audio/x-wav,
+//     application/gzip…). ZIP-based types (Office
 //     Open XML, OpenDocument, EPUB, JAR, APK, anything "+zip") must be a ZIP
 //     archive. Each signature takes the variants readers open: a ZIP may be
 //     empty (its end record alone) or the first part of a split archive,
@@ -112,10 +114,12 @@
 //     0x0B, 0x0E-0x1A, 0x1C-0x1F; tab, line breaks, form feed and escape are
 //     text). So a CSV that starts "BMI,weight" or notes that start
 //     "%PDF-1.7" pass as text, and binary after a BOM, "<p>" or "<?xml"
-//     does not. Text in a legacy 8-bit charset (Latin-1, Windows-1252) is
-//     not UTF-8 and fails: send it as UTF-8, or turn the check off.
-//   - Every other declared type (application/octet-stream, image/tiff,
-//     image/avif, video/mp4, audio/mpeg, application/msword…) is not
+//     does not. Text declared in a legacy 8-bit charset
+//     (charset=windows-1252, ISO-8859-1…) is checked for binary bytes
+//     only; text labelled UTF-16LE, UTF-16BE or UTF-16 without a BOM is
+//     checked as UTF-16 of that byte order (RFC 2781).
+//   - Every other declared type (application/octet-stream, video/quicktime,
+//     audio/mpeg, application/msword…) is not
 //     checked: no signature in the first bytes tells all its files, so it is
 //     not blocked.
 //

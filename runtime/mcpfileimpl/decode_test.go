@@ -469,9 +469,10 @@ func TestContentCheck(t *testing.T) {
 		// Types the sniffer cannot recognise are not blocked.
 		{"application/octet-stream", text, true, ""},
 		{"application/octet-stream", pngBytes, true, ""},
-		{"image/tiff", text, true, ""},
-		{"image/avif", []byte{1, 2, 3}, true, ""},
-		{"video/mp4", text, true, ""},
+		{"image/tiff", text, false, "text/plain"},
+		{"image/avif", []byte{1, 2, 3}, false, "application/octet-stream"},
+		{"video/mp4", text, false, "text/plain"},
+		{"video/quicktime", text, true, ""},
 		{"audio/mpeg", []byte{0xff, 0xfb, 0x90, 0x00}, true, ""},
 		{"application/msword", text, true, ""},
 	}

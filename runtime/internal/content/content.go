@@ -69,6 +69,11 @@ var formats = [...]format{
 	// OpenType (and both are shipped as .otf).
 	{"font/otf", prefix("OTTO", "\x00\x01\x00\x00")},
 	{"font/collection", prefix("ttcf")},
+	// Little- and big-endian TIFF, and BigTIFF.
+	{"image/tiff", prefix("II*\x00", "MM\x00*", "II+\x00", "MM\x00+")},
+	// ISO base media files (MP4, M4A, HEIF/HEIC, AVIF, 3GPP): a box of
+	// type ftyp first, which the format requires before any media box.
+	{"video/mp4", func(p []byte) bool { return len(p) >= 8 && string(p[4:8]) == "ftyp" }},
 	// The magic number 0x504C at offset 34 of the EOT header.
 	{"application/vnd.ms-fontobject", func(p []byte) bool { return len(p) >= 36 && string(p[34:36]) == "LP" }},
 }
@@ -148,6 +153,19 @@ var signatureTypes = map[string]string{
 	"font/otf":                      "font/otf",
 	"font/collection":               "font/collection",
 	"application/vnd.ms-fontobject": "application/vnd.ms-fontobject",
+	"image/tiff":                    "image/tiff",
+	"image/tiff-fx":                 "image/tiff",
+	"video/mp4":                     "video/mp4",
+	"audio/mp4":                     "video/mp4",
+	"audio/x-m4a":                   "video/mp4",
+	"audio/m4a":                     "video/mp4",
+	"image/heic":                    "video/mp4",
+	"image/heif":                    "video/mp4",
+	"image/heic-sequence":           "video/mp4",
+	"image/heif-sequence":           "video/mp4",
+	"image/avif":                    "video/mp4",
+	"video/3gpp":                    "video/mp4",
+	"video/3gpp2":                   "video/mp4",
 }
 
 // declaredFormats is signatureTypes resolved to formats, built once and
@@ -203,6 +221,17 @@ func Check(mt, charset string, prefix []byte) (detected string, ok bool) {
 	switch {
 	case f != nil:
 		if !f.match(prefix) {
+			return sniff(prefix), false
+		}
+	case IsTextual(mt) && utf16Charset(charset) != 0:
+		// A UTF-16 label without a BOM (RFC 2781): little-endian for
+		// UTF-16LE, big-endian for UTF-16BE and for UTF-16 without one.
+		be := utf16Charset(charset) == 'B'
+		q := prefix
+		if len(q) >= 2 && (q[0] == 0xff && q[1] == 0xfe || q[0] == 0xfe && q[1] == 0xff) {
+			be, q = q[0] == 0xfe, q[2:]
+		}
+		if !isUTF16(q, be, len(prefix) >= SniffLen) {
 			return sniff(prefix), false
 		}
 	case IsTextual(mt) && legacyCharset(charset):
@@ -278,6 +307,18 @@ func legacyCharset(charset string) bool {
 		}
 	}
 	return true
+}
+
+// utf16Charset reports a UTF-16 charset label: 'L' for UTF-16LE, 'B' for
+// UTF-16BE and for UTF-16 (whose default is big-endian), 0 for any other.
+func utf16Charset(charset string) byte {
+	switch {
+	case strings.EqualFold(charset, "utf-16le"):
+		return 'L'
+	case strings.EqualFold(charset, "utf-16be"), strings.EqualFold(charset, "utf-16"):
+		return 'B'
+	}
+	return 0
 }
 
 // isLegacyText reports whether p, the first bytes of a file declared in a

@@ -193,7 +193,16 @@ func TestContentSniff(t *testing.T) {
 
 		// Types the check does not know are not blocked.
 		{"text as octet-stream", "application/octet-stream", []byte("hello"), true, ""},
-		{"binary as TIFF", "image/tiff", []byte(binaryTail), true, ""},
+		{"TIFF, little-endian", "image/tiff", []byte("II*\x00\x08\x00\x00\x00"), true, ""},
+		{"TIFF, big-endian", "image/tiff", []byte("MM\x00*\x00\x00\x00\x08"), true, ""},
+		{"BigTIFF", "image/tiff", []byte("II+\x00\x08\x00\x00\x00"), true, ""},
+		{"text as TIFF", "image/tiff", []byte("II, said the tiff"), false, "text/plain"},
+		{"binary as TIFF", "image/tiff", []byte(binaryTail), false, "application/octet-stream"},
+		{"MP4", "video/mp4", []byte("\x00\x00\x00\x20ftypisom\x00\x00\x02\x00isomiso2"), true, ""},
+		{"HEIC", "image/heic", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic"), true, ""},
+		{"AVIF", "image/avif", []byte("\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1"), true, ""},
+		{"M4A", "audio/mp4", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00"), true, ""},
+		{"PNG as MP4", "video/mp4", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), false, "image/png"},
 	}
 	for _, tt := range tests {
 		prefix := tt.data[:min(len(tt.data), SniffLen)]
@@ -506,6 +515,8 @@ func TestSignatureTypes(t *testing.T) {
 		"font/otf":                      []byte("OTTO\x00\x0a\x00\x80"),
 		"font/collection":               []byte("ttcf\x00\x01\x00\x00"),
 		"application/vnd.ms-fontobject": append(make([]byte, 34), "LP\x00\x00"...),
+		"image/tiff":                    []byte("II*\x00\x08\x00\x00\x00"),
+		"video/mp4":                     []byte("\x00\x00\x00\x20ftypisom\x00\x00\x02\x00"),
 	}
 	for declared, want := range signatureTypes {
 		sample, ok := samples[want]
@@ -521,6 +532,30 @@ func TestSignatureTypes(t *testing.T) {
 		}
 		if err := checkContent("f", declared, "", []byte("plain text")); err == nil {
 			t.Errorf("checkContent(%s, text) = nil, want a content error", declared)
+		}
+	}
+}
+
+// TestContentUTF16Labels checks text labelled UTF-16 without a BOM, as
+// RFC 2781 has UTF-16LE and UTF-16BE: checked as UTF-16 of that order.
+func TestContentUTF16Labels(t *testing.T) {
+	le := utf16Text("naïve café\n", false)[2:] // without its BOM
+	be := utf16Text("naïve café\n", true)[2:]
+	for _, tt := range []struct {
+		charset string
+		data    []byte
+		ok      bool
+	}{
+		{"utf-16le", le, true},
+		{"UTF-16LE", le, true},
+		{"utf-16be", be, true},
+		{"utf-16", be, true},
+		{"utf-16", utf16Text("naïve café\n", false), true}, // a BOM decides
+		{"utf-16le", cat("a\x00b\x00", "\x01\x00"), false},
+		{"utf-16le", []byte{0x00, 0xd8, 0x41, 0x00}, false}, // a lone high surrogate
+	} {
+		if _, ok := Check("text/plain", tt.charset, tt.data); ok != tt.ok {
+			t.Errorf("Check(text/plain;charset=%s, %q) = %v, want %v", tt.charset, tt.data, ok, tt.ok)
 		}
 	}
 }
