@@ -277,7 +277,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 	writeJSON(w, http.StatusCreated, uploadResult{
 		Size:   n,
-		Digest: fileDigest{Algorithm: "sha-256", Value: base64.RawURLEncoding.EncodeToString(sum)},
+		Digest: FileDigest{Algorithm: DigestSHA256, Value: base64.RawURLEncoding.EncodeToString(sum)},
 	})
 	return nil
 }
@@ -286,12 +286,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 // the SEP's file metadata.
 type uploadResult struct {
 	Size   int64      `json:"size"`
-	Digest fileDigest `json:"digest"`
-}
-
-type fileDigest struct {
-	Algorithm string `json:"algorithm"`
-	Value     string `json:"value"`
+	Digest FileDigest `json:"digest"`
 }
 
 // internal answers a failure of the store: 500, logged, unless the client
