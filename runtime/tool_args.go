@@ -450,11 +450,8 @@ func safeError(err error) error {
 // checkCount checks the number of files n of the array argument arg
 // against p's limits, the largest first.
 func checkCount(arg string, p *descriptor.Prop, n int) *Error {
-	if limit := p.MaxFiles(DefaultMaxFiles); n > limit {
-		return &Error{Arg: arg, Rule: RuleMaxFiles, Received: int64(n), Limit: int64(limit)}
-	}
-	if n < p.MinItems {
-		return &Error{Arg: arg, Rule: RuleMinFiles, Received: int64(n), Limit: int64(p.MinItems)}
+	if rule, limit := p.CheckCount(n, DefaultMaxFiles); rule != "" {
+		return &Error{Arg: arg, Rule: Rule(rule), Received: int64(n), Limit: int64(limit)}
 	}
 	return nil
 }

@@ -324,11 +324,8 @@ func scanArray(arg string, tok []byte, lim *descriptor.Prop, item func(i int, to
 // checkCount checks the number of files n of the array argument arg
 // against p's limits, the largest first.
 func checkCount(arg string, p *descriptor.Prop, n int) *runtime.Error {
-	if limit := p.MaxFiles(runtime.DefaultMaxFiles); n > limit {
-		return &runtime.Error{Arg: arg, Rule: runtime.RuleMaxFiles, Received: int64(n), Limit: int64(limit)}
-	}
-	if n < p.MinItems {
-		return &runtime.Error{Arg: arg, Rule: runtime.RuleMinFiles, Received: int64(n), Limit: int64(p.MinItems)}
+	if rule, limit := p.CheckCount(n, runtime.DefaultMaxFiles); rule != "" {
+		return &runtime.Error{Arg: arg, Rule: runtime.Rule(rule), Received: int64(n), Limit: int64(limit)}
 	}
 	return nil
 }

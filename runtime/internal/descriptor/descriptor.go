@@ -171,6 +171,20 @@ func (p *Prop) MaxFiles(def int) int {
 	return math.MaxInt
 }
 
+// CheckCount checks n, the number of files of the array property p,
+// against its limits, the largest first (defMax being the runtime's default
+// maximum): it returns "" when n is within them, else the rule n breaks,
+// "maxFiles" or "minFiles", and that rule's limit.
+func (p *Prop) CheckCount(n, defMax int) (rule string, limit int) {
+	if limit := p.MaxFiles(defMax); n > limit {
+		return "maxFiles", limit
+	}
+	if n < p.MinItems {
+		return "minFiles", p.MinItems
+	}
+	return "", 0
+}
+
 // Schema is what an object schema says about files.
 type Schema struct {
 	// Props are the top-level properties that carry files, by name.
