@@ -1,21 +1,17 @@
 package mcpfileimpl
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"math/rand"
 	goruntime "runtime"
 	"strings"
 	"testing"
 
+	"github.com/mcpfile/mcpfile/internal/testfiles"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
@@ -25,40 +21,6 @@ import (
 // sepPNG is SEP-2356's 1×1 PNG: 70 bytes, a valid signature and IHDR, a bad
 // IDAT checksum.
 const sepPNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNkYGBgAAAABQABWaDDsAAAAABJRU5ErkJggg=="
-
-func mustEncodeImage(t testing.TB, format string) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	var b bytes.Buffer
-	var err error
-	switch format {
-	case "png":
-		err = png.Encode(&b, img)
-	case "jpeg":
-		err = jpeg.Encode(&b, img, nil)
-	case "gif":
-		err = gif.Encode(&b, img, nil)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func zipBytes(t testing.TB) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, err := zw.Create("word/document.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write([]byte("<w:document/>"))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 func TestDecodeForms(t *testing.T) {
 	tests := []struct {
@@ -420,14 +382,14 @@ func TestMaxSizeBeforeAllocation(t *testing.T) {
 }
 
 func TestContentCheck(t *testing.T) {
-	pngBytes := mustEncodeImage(t, "png")
-	jpegBytes := mustEncodeImage(t, "jpeg")
-	gifBytes := mustEncodeImage(t, "gif")
+	pngBytes := testfiles.Image(t, "png")
+	jpegBytes := testfiles.Image(t, "jpeg")
+	gifBytes := testfiles.Image(t, "gif")
 	webp := append([]byte("RIFF\x24\x00\x00\x00WEBPVP8 "), make([]byte, 24)...)
 	// The comment of high bytes after the header is what PDF writers put
 	// there (ISO 32000-1, 7.5.2): it makes the file binary, not text.
 	pdf := []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< >>\nendobj\ntrailer\n<< >>\n%%EOF\n")
-	zipb := zipBytes(t)
+	zipb := testfiles.Zip(t)
 	text := []byte("hello, this is plain text\n")
 	tests := []struct {
 		mt       string
@@ -510,7 +472,7 @@ func TestContentErrorText(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
-	_, err = decodeURI("notes", datauri.Encode("text/plain", mustEncodeImage(t, "png")), descriptor.File{})
+	_, err = decodeURI("notes", datauri.Encode("text/plain", testfiles.Image(t, "png")), descriptor.File{})
 	want = `Argument 'notes' fails the content check: declared "text/plain" but the bytes are image/png; send text or declare the real media type.`
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
@@ -843,8 +805,8 @@ func TestEscapedMatchesDecode(t *testing.T) {
 		"data:" + long(3000),
 		long(200) + ":x",
 		"data:application/pdf;name=Report%20%28v2%29%3B%20final.pdf;base64,JVBERi0xLjcK",
-		"data:image/png;base64," + base64.StdEncoding.EncodeToString(mustEncodeImage(t, "png")),
-		"data:image/png;base64," + base64.RawStdEncoding.EncodeToString(mustEncodeImage(t, "png")),
+		"data:image/png;base64," + base64.StdEncoding.EncodeToString(testfiles.Image(t, "png")),
+		"data:image/png;base64," + base64.RawStdEncoding.EncodeToString(testfiles.Image(t, "png")),
 		"data:image/png;base64,iVBORw0KGgo=AAAA",
 		"data:text/plain,100%",
 	}

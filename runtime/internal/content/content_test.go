@@ -5,15 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
-	"image"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/mcpfile/mcpfile/internal/testfiles"
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 )
 
@@ -77,8 +74,8 @@ func cat(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
 // the bytes, and whether they pass; for those that fail, what the error says
 // the bytes are. (The runtime's decoder runs the same cases on whole URIs.)
 func TestContentSniff(t *testing.T) {
-	pngBytes := mustEncodeImage(t, "png")
-	jpegBytes := mustEncodeImage(t, "jpeg")
+	pngBytes := testfiles.Image(t, "png")
+	jpegBytes := testfiles.Image(t, "jpeg")
 	pdfBin := "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << >> endobj\n"
 	spool := strings.Repeat("X-Spool-Header: printed by lpd\r\n", 30) // 960 bytes
 	const (
@@ -124,14 +121,14 @@ func TestContentSniff(t *testing.T) {
 		{"binary PDF as text", "text/plain", []byte(pdfBin), false, "application/pdf"},
 
 		// ZIP: local header, empty archive, split archive.
-		{"ZIP", "application/zip", zipBytes(t), true, ""},
+		{"ZIP", "application/zip", testfiles.Zip(t), true, ""},
 		{"empty ZIP", "application/zip", cat("PK\x05\x06", strings.Repeat("\x00", 18)), true, ""},
 		{"empty ZIP from archive/zip", "application/zip", emptyZip(t), true, ""},
 		{"split ZIP", "application/zip", cat("PK\x07\x08PK\x03\x04\x14\x00\x00\x00"), true, ""},
 		{"empty ZIP as EPUB", "application/epub+zip", emptyZip(t), true, ""},
-		{"ZIP as DOCX", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", zipBytes(t), true, ""},
+		{"ZIP as DOCX", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", testfiles.Zip(t), true, ""},
 		{"text as ZIP", "application/zip", []byte("PKZIP is a program"), false, text},
-		{"ZIP as JSON", "application/json", zipBytes(t), false, "application/zip"},
+		{"ZIP as JSON", "application/json", testfiles.Zip(t), false, "application/zip"},
 
 		// The traps of the sniffer this check replaced.
 		{"PNG as text/plain", "text/plain", pngBytes, false, "image/png"},
@@ -453,40 +450,6 @@ func checkContent(_, mt, charset string, prefix []byte) *sniffError {
 		return &sniffError{Detected: d}
 	}
 	return nil
-}
-
-func mustEncodeImage(t testing.TB, format string) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
-	var b bytes.Buffer
-	var err error
-	switch format {
-	case "png":
-		err = png.Encode(&b, img)
-	case "jpeg":
-		err = jpeg.Encode(&b, img, nil)
-	case "gif":
-		err = gif.Encode(&b, img, nil)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func zipBytes(t testing.TB) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, err := zw.Create("word/document.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write([]byte("<w:document/>"))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // TestSignatureTypes checks that every signature the content check demands
