@@ -110,6 +110,33 @@ type Store interface {
 	Sweep(ctx context.Context, now time.Time) (int, error)
 }
 
+// A Presigner is a Store whose clients upload straight to the backend:
+// it signs a request that the backend itself enforces (the exact length,
+// the media type, the SHA-256 when one is declared, and create-if-absent),
+// so the bytes never pass through the server. The transfer layer hands the
+// signed request to the client as the upload descriptor, in place of its own
+// upload endpoint; the object becomes visible under id only when the
+// backend has taken the whole body. Meta is as for [Store.Create], and the
+// signature is good until expires.
+type Presigner interface {
+	PresignUpload(ctx context.Context, id string, m Meta, expires time.Time) (SignedRequest, error)
+}
+
+// A SignedRequest is an HTTP request a client sends as it is: the method,
+// the URL and the headers, which are part of what was signed.
+type SignedRequest struct {
+	Method  string
+	URL     string
+	Headers map[string]string
+}
+
+// A Usager is a Store that can tell how many bytes of unexpired objects an
+// owner has: what the transfer layer holds against its per-owner quota.
+// Stores that cannot answer cheaply leave it out, and have no quota.
+type Usager interface {
+	Usage(ctx context.Context, owner string, now time.Time) (int64, error)
+}
+
 // Writer writes one object. It is not safe for concurrent use.
 //
 // A write that would take the object past [Meta.Size] fails with
