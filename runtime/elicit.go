@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,7 +118,18 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 	params := func(msg string) *mcp.ElicitParams {
 		return &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema}
 	}
-	e := elicitation[T, P]{form: form, check: check, message: message, maxTries: maxTries}
+	plan, err := planFor(reflect.TypeFor[T](), schema)
+	if err != nil {
+		return ans, nil, fmt.Errorf("runtime.Elicit: %T has a schema that cannot be used: %v", *new(T), err)
+	}
+	if r, _ := hook.ResolverFrom(ctx); r != nil && len(plan.fields) > 0 {
+		d, err := descriptor.For(schema)
+		if err != nil {
+			return ans, nil, fmt.Errorf("runtime.Elicit: %T has a schema that cannot be used: %v", *new(T), err)
+		}
+		r.Declare(d) // before the client sees the form: its files may be uploaded
+	}
+	e := elicitation[T, P]{form: form, plan: plan, check: check, message: message, maxTries: maxTries}
 
 	if req == nil || req.Session == nil {
 		return ans, nil, ErrElicitationUnsupported
@@ -128,7 +142,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 			if !ok || er == nil {
 				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
 			}
-			ans, again, err := e.answer(er, try)
+			ans, again, err := e.answer(ctx, er, try)
 			if again == "" || err != nil {
 				return ans, nil, err
 			}
@@ -164,7 +178,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		case err != nil:
 			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, safeError(err))
 		default:
-			ans, again, err = e.answer(er, try)
+			ans, again, err = e.answer(ctx, er, try)
 		}
 		if again == "" || err != nil {
 			return ans, nil, err
@@ -207,6 +221,7 @@ const sdkContentMismatch = "elicitation result content does not match requested 
 // elicitation reads the answers to one form.
 type elicitation[T any, P Generated[T]] struct {
 	form     *argsChecker
+	plan     *filePlan     // T's file fields, whose uploaded files are resolved
 	check    func(T) error // nil: no check of the server's own
 	message  string
 	maxTries int
@@ -214,7 +229,7 @@ type elicitation[T any, P Generated[T]] struct {
 
 // answer reads the answer to try number try. When the answer is not valid
 // and tries are left, again is the message to ask with once more.
-func (e elicitation[T, P]) answer(er *mcp.ElicitResult, try int) (ans Answer[T], again string, err error) {
+func (e elicitation[T, P]) answer(ctx context.Context, er *mcp.ElicitResult, try int) (ans Answer[T], again string, err error) {
 	switch Action(er.Action) {
 	case Decline, Cancel:
 		ans.Action = Action(er.Action)
@@ -231,6 +246,11 @@ func (e elicitation[T, P]) answer(er *mcp.ElicitResult, try int) (ans Answer[T],
 		content = []byte("{}")
 	}
 	verr := e.form.decode(content, P(&ans.Value))
+	if verr == nil {
+		if err := e.plan.resolve(ctx, reflect.ValueOf(&ans.Value)); err != nil {
+			verr = safeError(err)
+		}
+	}
 	if verr == nil && e.check != nil {
 		verr = e.check(ans.Value)
 	}

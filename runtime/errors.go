@@ -38,6 +38,17 @@ const (
 	// RuleType: the JSON value of a file argument has the wrong type: a file
 	// is a string, several files are an array of strings.
 	RuleType Rule = "type"
+	// RuleTransferMode: the value is sent in a transfer mode the argument
+	// does not take (x-mcp-file transferModes, mcpfile tag transfer=): a
+	// data: URI where only uploaded files are taken, or an uploaded file's
+	// URI (mcp-file:) where only data: URIs are, or on a server that serves
+	// no uploads.
+	RuleTransferMode Rule = "transferModes"
+	// RuleFileURI: the value is an uploaded file's URI (mcp-file:) that
+	// does not name a file this caller may use: malformed, altered, issued
+	// by another server or to another caller, expired, or with no upload
+	// behind it. Such a URI is never treated as a path or fetched.
+	RuleFileURI Rule = "fileURI"
 )
 
 // Error is a file argument that broke a rule. Its Error text is written for
@@ -73,8 +84,10 @@ type Error struct {
 	// Reason says what is wrong with the form of the URI (RuleURIForm),
 	// what was received instead of a URI with a scheme (RuleScheme, e.g.
 	// "an empty string"), or what JSON value was received and what was
-	// wanted (RuleType). It is written by this package and holds no part
-	// of the value.
+	// wanted (RuleType), the transfer mode broken and what to send instead
+	// (RuleTransferMode, a whole predicate: "is a data: URI, but …"), or why
+	// a file URI cannot be used (RuleFileURI). It is written by this module
+	// and holds no part of the value.
 	Reason string
 }
 
@@ -147,6 +160,11 @@ func (e *Error) Error() string {
 			b.WriteString("a value without a scheme")
 		}
 		b.WriteString(", only data: URIs are accepted")
+	case RuleTransferMode:
+		b.WriteString(e.Reason)
+	case RuleFileURI:
+		b.WriteString("is not a usable file URI: ")
+		b.WriteString(e.Reason)
 	case RuleURIForm:
 		b.WriteString("is not a valid data: URI: ")
 		b.WriteString(e.Reason)

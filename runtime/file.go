@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpfile/mcpfile/runtime/datauri"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 )
 
 // File is a decoded, validated file argument.
@@ -70,7 +72,20 @@ type File struct {
 // two, so it prints an address where the bytes are. Copies of a File share
 // one fileContent, which is never changed after [NewFile].
 type fileContent struct {
-	mem *[]byte // the bytes, held in memory
+	mem *[]byte  // the bytes, held in memory; or
+	ext *extFile // the bytes, elsewhere (an uploaded file); or
+	ref *string  // an uploaded file's URI, until it is resolved
+}
+
+// extFile is a file whose bytes are not in memory: its size, and how to
+// open a reader of them.
+type extFile struct {
+	size int64
+	open func() (hook.Reader, error)
+}
+
+func init() {
+	hook.NewRef = func(uri string) any { return File{content: &fileContent{ref: &uri}} }
 }
 
 // NewFile returns a File of mediaType whose bytes are data, held in memory
@@ -83,16 +98,18 @@ func NewFile(mediaType string, data []byte) File {
 
 // Size returns the file's size in bytes.
 func (f File) Size() int64 {
+	if f.content != nil && f.content.ext != nil {
+		return f.content.ext.size
+	}
 	return int64(len(f.Bytes()))
 }
 
 // Bytes returns the file's bytes when they are held in memory, as those of
 // every inline (data: URI) file and every File from [NewFile] are, without
 // copying them: do not modify them. It returns nil for a file whose bytes
-// are elsewhere (none yet; a file uploaded out of band will be one), and
-// may for an empty file: use [File.Size] for the size. [File.Open] works
-// for every file, so a handler that reads through it takes files of any
-// size and origin.
+// are elsewhere (a file uploaded out of band), and may for an empty file:
+// use [File.Size] for the size. [File.Open] works for every file, so a
+// handler that reads through it takes files of any size and origin.
 func (f File) Bytes() []byte {
 	if f.content == nil || f.content.mem == nil {
 		return nil
@@ -100,13 +117,28 @@ func (f File) Bytes() []byte {
 	return *f.content.mem
 }
 
+// errUnresolved is Open's error for a File that still refers to an
+// uploaded file: one decoded by hand (with [Unmarshal]) rather than
+// through [AddTool] or [Elicit], which resolve such references.
+var errUnresolved = errors.New("runtime: the file is an uploaded file's URI that was not resolved: only runtime.AddTool and runtime.Elicit, on a server set up with transfer.Register, resolve file URIs")
+
 // Open returns a reader of the file's bytes: read them in sequence, seek,
 // or read at any offset. Close it when done. Open may be called any number
 // of times, from any goroutine; each reader has its own offset and is
 // independent of the others. The reader of a file held in memory reads the
 // bytes in place, never fails to open, and also implements io.WriterTo, so
-// that io.Copy from it writes the bytes in one call.
+// that io.Copy from it writes the bytes in one call. The reader of an
+// uploaded file reads it from the server's store, a piece at a time: a
+// handler that reads through it holds no more of the file than its buffer.
 func (f File) Open() (FileReader, error) {
+	if c := f.content; c != nil {
+		switch {
+		case c.ext != nil:
+			return c.ext.open()
+		case c.ref != nil:
+			return nil, errUnresolved
+		}
+	}
 	m := new(memReader)
 	m.r.Reset(f.Bytes())
 	return m, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 )
 
 // DefaultMaxSize is the ceiling, in decoded bytes, that applies to a file
@@ -65,7 +66,10 @@ func fileJSONBytes(n int64) int64 {
 // [MediaTypeBytes] of media type, ";base64," and 4·⌈maxSize/3⌉ characters.
 // An array of files counts maxItems files, or [DefaultMaxFiles] without
 // maxItems. A file without maxSize counts [DefaultMaxSize]: the ceilings the
-// decoder enforces.
+// decoder enforces. A file that takes uploaded files only (transferModes
+// ["upload"], mcpfile tag transfer=upload) counts the longest file URI the
+// transfer layer hands out, whatever its maxSize: its bytes never travel
+// in the request.
 //
 // The budget is for the base64 form, which clients use for files a user
 // picks, and which no standard JSON encoder escapes (encoding/json,
@@ -133,11 +137,16 @@ func fileBytes(b json.RawMessage) (int64, error) {
 	for _, name := range d.Names() {
 		p := d.Props[name]
 		member := int64(len(name)) + 4 // quotes, colon, comma
+		value := fileJSONBytes(p.File.Limit(DefaultMaxSize))
+		if !p.File.AllowsInline() {
+			// Uploaded files only: the request carries a file URI, not the bytes.
+			value = hook.MaxURILen + 2
+		}
 		switch p.Kind {
 		case descriptor.Single:
-			total = addSat(total, member+fileJSONBytes(p.File.Limit(DefaultMaxSize)))
+			total = addSat(total, member+value)
 		case descriptor.Array:
-			each := fileJSONBytes(p.File.Limit(DefaultMaxSize)) + 1 // and a comma
+			each := value + 1 // and a comma
 			total = addSat(total, addSat(member+2, mulSat(int64(p.MaxFiles(DefaultMaxFiles)), each)))
 		}
 	}

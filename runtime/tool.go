@@ -57,35 +57,49 @@ type Generated[T any] interface {
 //
 // AddTool panics, like [mcp.AddTool], if the schemas cannot be used.
 func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	tt, th, err := toolFor[In, Out, P](t, h)
+	tt, th, plan, err := toolFor[In, Out, P](t, h)
+	if err == nil {
+		err = checkUploadsServed(s, plan)
+	}
+	if err == nil {
+		err = declareFiles(s, tt.InputSchema.(json.RawMessage))
+	}
 	if err != nil {
 		panic(fmt.Sprintf("runtime.AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, th)
 }
 
-// toolFor returns the tool to register and its low-level handler.
-func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
+// toolFor returns the tool to register, its low-level handler and the
+// plan of its file fields.
+func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, *filePlan, error) {
 	if t.InputSchema != nil {
-		return nil, nil, fmt.Errorf("InputSchema must be nil: it is %T's generated MCPSchema", *new(In))
+		return nil, nil, nil, fmt.Errorf("InputSchema must be nil: it is %T's generated MCPSchema", *new(In))
 	}
 	schema := P(new(In)).MCPSchema()
 	in, err := newArgsChecker("arguments", schema)
 	if err != nil {
-		return nil, nil, fmt.Errorf("input schema: %w", err)
+		return nil, nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	plan, err := planFor(reflect.TypeFor[In](), schema)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("input schema: %w", err)
 	}
 	tt := *t
 	tt.InputSchema = schema
 
 	out, err := newOutputter[Out](&tt)
 	if err != nil {
-		return nil, nil, fmt.Errorf("output schema: %w", err)
+		return nil, nil, nil, fmt.Errorf("output schema: %w", err)
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v In
 		if err := in.decode(req.Params.Arguments, P(&v)); err != nil {
 			return errorResult(err), nil
+		}
+		if err := plan.resolve(ctx, reflect.ValueOf(&v)); err != nil {
+			return errorResult(safeError(err)), nil
 		}
 		res, o, err := h(ctx, req, v)
 		if err != nil {
@@ -106,7 +120,7 @@ func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In,
 		}
 		return res, nil
 	}
-	return &tt, th, nil
+	return &tt, th, plan, nil
 }
 
 // errorResult is the isError result for err, as [mcp.CallToolResult.SetError] makes it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdbase64 "encoding/base64"
 	"io"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
@@ -36,6 +38,9 @@ import (
 // Every error is an [*runtime.Error]. See the package documentation for the accepted
 // forms of base64 and percent-encoded data.
 func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
+	if isFileURI(stringBytes(uri)) {
+		return fileRef(arg, stringBytes(uri), d)
+	}
 	f, err := decode(arg, stringBytes(uri), d, false)
 	if err != nil {
 		return runtime.File{}, err
@@ -70,6 +75,13 @@ func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error)
 	uri, escaped, err := jsonString(arg, tok)
 	if err != nil {
 		return runtime.File{}, err
+	}
+	if escaped && len(uri) <= maxEscapedFileURI {
+		if u := jsonwalk.Unquote(uri); isFileURI(u) {
+			return fileRef(arg, u, d)
+		}
+	} else if !escaped && isFileURI(uri) {
+		return fileRef(arg, uri, d)
 	}
 	var f runtime.File
 	var ferr *runtime.Error
@@ -149,20 +161,35 @@ type parsed struct {
 	payload []byte
 }
 
-// check runs the checks that need no decoding: scheme, header, media type.
+// check runs the checks that need no decoding: scheme, transfer mode,
+// header, media type.
 func check(arg string, uri []byte, d descriptor.File) (parsed, *runtime.Error) {
 	hdr, payload, err := splitURI(arg, uri)
 	if err != nil {
+		if err.Rule == runtime.RuleScheme && isFileURI(uri) {
+			// A file target takes references before it gets here: this one
+			// keeps the data: URI as a string.
+			return parsed{}, transferError(arg, d, "the server keeps this argument as a data: URI string and takes no uploaded files: send the file inline, as a data: URI")
+		}
 		return parsed{}, err
+	}
+	if !d.AllowsInline() {
+		return parsed{}, &runtime.Error{Arg: arg, Rule: runtime.RuleTransferMode, Reason: "is a data: URI, but it takes uploaded files only (transferModes: upload): call files/authorizeUpload, upload the bytes, and send the mcp-file: URI it returns"}
 	}
 	h, herr := datauri.ParseHeader(hdr)
 	if herr != nil {
 		return parsed{}, uriError(arg, herr)
 	}
 	if !d.Accepts(h.MediaType) {
-		return parsed{}, &runtime.Error{Arg: arg, Rule: runtime.RuleMediaType, MediaType: h.MediaType, Allowed: d.Allowed()}
+		return parsed{}, mediaTypeError(arg, h.MediaType, d)
 	}
 	return parsed{Header: h, payload: payload}, nil
+}
+
+// mediaTypeError is the error of a file of media type mt that d's accept
+// list does not allow.
+func mediaTypeError(arg, mt string, d descriptor.File) *runtime.Error {
+	return &runtime.Error{Arg: arg, Rule: runtime.RuleMediaType, MediaType: mt, Allowed: d.Allowed()}
 }
 
 func sizeError(arg string, n, limit int64) *runtime.Error {
@@ -457,6 +484,42 @@ func decodeEscaped(arg string, s []byte, d descriptor.File) (runtime.File, *runt
 	return decodePayload(arg, e.Header, payload, d, true)
 }
 
+// maxEscapedFileURI bounds the JSON string contents, escaped, that are
+// unescaped to see whether they are a file URI: six times the longest file
+// URI, every character a \u escape.
+const maxEscapedFileURI = 6 * hook.MaxURILen
+
+// isFileURI reports whether uri has the scheme of an uploaded file's URI,
+// mcp-file: (schemes are case-insensitive).
+func isFileURI(uri []byte) bool {
+	return len(uri) >= len(hook.FileScheme) && datauri.EqualFold(uri[:len(hook.FileScheme)], hook.FileScheme)
+}
+
+// fileRef returns the File that refers to uri, an uploaded file's URI sent
+// for argument arg, for runtime.AddTool or runtime.Elicit to resolve
+// before the handler runs; or the error when d takes no uploads. Only the
+// length is checked here: the transfer layer, which holds the keys, checks
+// the rest.
+func fileRef(arg string, uri []byte, d descriptor.File) (runtime.File, error) {
+	if !d.AllowsUpload() {
+		return runtime.File{}, transferError(arg, d, "")
+	}
+	if len(uri) > hook.MaxURILen {
+		return runtime.File{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: "it is " + strconv.Itoa(len(uri)) + " bytes long, and the file URIs this server hands out are at most " + strconv.Itoa(hook.MaxURILen)}
+	}
+	return hook.NewRef(string(uri)).(runtime.File), nil
+}
+
+// transferError is the error of an uploaded file's URI sent for argument
+// arg, which does not take it: because of d's transfer modes, or else for
+// why.
+func transferError(arg string, d descriptor.File, why string) *runtime.Error {
+	if !d.AllowsUpload() {
+		why = "it takes data: URIs only (transferModes: inline): send the file inline, as a data: URI"
+	}
+	return &runtime.Error{Arg: arg, Rule: runtime.RuleTransferMode, Reason: "is an uploaded file's URI (mcp-file:), but " + why}
+}
+
 // stringBytes returns the bytes of s without copying. They are only read.
 func stringBytes(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
@@ -520,4 +583,25 @@ func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
 		return nil, false, jsonwalk.DecodeError(tok, new(string))
 	}
 	return t[1 : len(t)-1], true, nil
+}
+
+// CheckStored checks an uploaded file, sent for argument arg, against d:
+// its declared media type mediaType (type/subtype, lower-cased) with
+// charset, its size, and its first bytes head (up to content.SniffLen),
+// in the order and with the errors of a data: URI's checks. It is for
+// package transfer, which resolves file URIs; generated code does not
+// call it.
+func CheckStored(arg string, d descriptor.File, mediaType, charset string, size int64, head []byte) error {
+	if !d.Accepts(mediaType) {
+		return mediaTypeError(arg, mediaType, d)
+	}
+	if limit := d.Limit(runtime.DefaultMaxSize); size > limit {
+		return sizeError(arg, size, limit)
+	}
+	if !d.NoSniff {
+		if err := checkContent(arg, mediaType, charset, head); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -109,12 +109,74 @@ func wantRule(t *testing.T, call string, err error, rule runtime.Rule) *runtime.
 	return e
 }
 
+// TestDecodeFileURIs: an uploaded file's URI becomes a reference where
+// the field takes uploads, and an error naming the transfer mode where it
+// does not; a data: URI is refused where only uploads are taken.
+func TestDecodeFileURIs(t *testing.T) {
+	inline := descriptor.File{TransferModes: []string{"inline"}}
+	upload := descriptor.File{TransferModes: []string{"upload"}}
+	both := descriptor.File{TransferModes: []string{"inline", "upload"}}
+	const uri = "mcp-file://server/file_01HXYZ.k1.1776794400.drAfHvSAlmWtsoOvTYbGEw"
+	for _, d := range []descriptor.File{{}, upload, both} {
+		for _, u := range []string{uri, "MCP-FILE://server/x"} {
+			f, err := decodeURI("document", u, d)
+			if err != nil {
+				t.Fatalf("decodeURI(%s) with transferModes %v: %v", u, d.TransferModes, err)
+			}
+			if _, err := f.Open(); err == nil || !strings.Contains(err.Error(), "not resolved") {
+				t.Errorf("Open of an unresolved reference = %v, want an error saying it was not resolved", err)
+			}
+			tok, _ := json.Marshal(u)
+			if _, err := decodeJSON("document", tok, d); err != nil {
+				t.Errorf("decodeJSON(%s): %v", tok, err)
+			}
+		}
+		// PHP's encoder escapes the slashes.
+		if _, err := decodeJSON("document", []byte(`"mcp-file:\/\/server\/file_01HXYZ"`), d); err != nil {
+			t.Errorf("decodeJSON of an escaped file URI: %v", err)
+		}
+		long := "mcp-file://server/" + strings.Repeat("a", 600)
+		_, err := decodeURI("document", long, d)
+		e := wantRule(t, "decodeURI(long file URI)", err, runtime.RuleFileURI)
+		if want := "Argument 'document' is not a usable file URI: it is 618 bytes long, and the file URIs this server hands out are at most 512."; e.Error() != want {
+			t.Errorf("got  %s\nwant %s", e, want)
+		}
+	}
+
+	_, err := decodeURI("document", uri, inline)
+	e := wantRule(t, "decodeURI(file URI) inline only", err, runtime.RuleTransferMode)
+	if want := "Argument 'document' is an uploaded file's URI (mcp-file:), but it takes data: URIs only (transferModes: inline): send the file inline, as a data: URI."; e.Error() != want {
+		t.Errorf("got  %s\nwant %s", e, want)
+	}
+	err = validateURI("document", uri, both)
+	e = wantRule(t, "validateURI(file URI)", err, runtime.RuleTransferMode)
+	if want := "Argument 'document' is an uploaded file's URI (mcp-file:), but the server keeps this argument as a data: URI string and takes no uploaded files: send the file inline, as a data: URI."; e.Error() != want {
+		t.Errorf("got  %s\nwant %s", e, want)
+	}
+
+	const data = "data:text/plain;base64,SGk="
+	_, err = decodeURI("document", data, upload)
+	e = wantRule(t, "decodeURI(data URI) upload only", err, runtime.RuleTransferMode)
+	if want := "Argument 'document' is a data: URI, but it takes uploaded files only (transferModes: upload): call files/authorizeUpload, upload the bytes, and send the mcp-file: URI it returns."; e.Error() != want {
+		t.Errorf("got  %s\nwant %s", e, want)
+	}
+	for _, tok := range []string{`"` + data + `"`, `"data:text\/plain;base64,SGk="`} {
+		_, err = decodeJSON("document", []byte(tok), upload)
+		wantRule(t, "decodeJSON("+tok+") upload only", err, runtime.RuleTransferMode)
+	}
+	wantRule(t, "validateURI(data URI) upload only", validateURI("document", data, upload), runtime.RuleTransferMode)
+	for _, d := range []descriptor.File{{}, inline, both} {
+		if _, err := decodeURI("document", data, d); err != nil {
+			t.Errorf("decodeURI(data URI) with transferModes %v: %v", d.TransferModes, err)
+		}
+	}
+}
+
 func TestDecodeSchemes(t *testing.T) {
 	tests := []struct{ uri, want string }{
 		{"https://example.com/cat.png", `Argument 'image' is not a data: URI: received scheme "https:", only data: URIs are accepted.`},
 		{"http://169.254.169.254/latest/meta-data/", `Argument 'image' is not a data: URI: received scheme "http:", only data: URIs are accepted.`},
 		{"file:///etc/passwd", `Argument 'image' is not a data: URI: received scheme "file:", only data: URIs are accepted.`},
-		{"mcp-file://server/file_01HXYZ", `Argument 'image' is not a data: URI: received scheme "mcp-file:", only data: URIs are accepted.`},
 		{"FILE:///etc/passwd", `Argument 'image' is not a data: URI: received scheme "file:", only data: URIs are accepted.`},
 		{"javascript:alert(1)", `Argument 'image' is not a data: URI: received scheme "javascript:", only data: URIs are accepted.`},
 		{"/tmp/x.png", `Argument 'image' is not a data: URI: received a value without a scheme, only data: URIs are accepted.`},

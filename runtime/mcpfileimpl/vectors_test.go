@@ -103,7 +103,17 @@ func TestSpecVectors(t *testing.T) {
 			}
 			continue
 		}
-		wantRule(t, u.file+": decodeURI("+u.uri+")", err, runtime.RuleScheme)
+		if !strings.HasPrefix(u.uri, "mcp-file:") {
+			wantRule(t, u.file+": decodeURI("+u.uri+")", err, runtime.RuleScheme)
+			continue
+		}
+		// A file URI: a reference for the transfer layer to resolve, where
+		// the field takes uploads.
+		if err != nil || !d.AllowsUpload() {
+			t.Errorf("%s: decodeURI(%s) = %v, want an unresolved reference (transferModes %v)", u.file, u.uri, err, d.TransferModes)
+		} else if _, oerr := f.Open(); oerr == nil {
+			t.Errorf("%s: decodeURI(%s) opens before it is resolved", u.file, u.uri)
+		}
 	}
 	if d := descs["document"]; d.MaxSize != 10485760 || len(d.Accept) != 1 {
 		t.Errorf("descriptor of document = %+v", d)

@@ -49,11 +49,16 @@ type UploadOptions struct {
 	Store store.Store
 	// Keys checks upload tokens (purpose [token.PurposeUpload]).
 	Keys *token.Keyring
-	// Owner returns the principal making the request, when the server has
-	// auth; a token issued to another principal is refused. Nil means the
-	// server has no auth: the owner is "", and only tokens issued with
-	// owner "" are accepted.
-	Owner func(*http.Request) string
+	// Owner returns the principal making the request, and true, when the
+	// request carries one (the endpoint is behind the server's auth): a
+	// token issued to another principal is then refused. When it returns
+	// false, or is nil, the request carries no principal, and the signed
+	// token, which names its owner, is the capability.
+	Owner func(*http.Request) (string, bool)
+	// Quota is how many bytes of unexpired files one owner may hold in a
+	// store that counts them ([store.Usager]); an upload that would go past
+	// it is refused before a byte is read. Zero or less means no quota.
+	Quota int64
 	// Now returns the current time, against which tokens expire and from
 	// which TTL counts. Nil means time.Now.
 	Now func() time.Time
@@ -93,7 +98,8 @@ type UploadOptions struct {
 //     before anything is read.
 //
 // Every request runs one pipeline: method → find the token → verify it →
-// check the owner → check the declared length → create the object (the
+// check the owner → check the declared length → check the quota → create
+// the object (the
 // token's single use) → copy the body through one fixed buffer, enforcing
 // the declared size to the byte, sniffing the first [content.SniffLen]
 // bytes against the declared media type, while the store hashes them →
@@ -110,7 +116,8 @@ type UploadOptions struct {
 //	400  malformed token
 //	403  token of an unknown key, with a bad signature, for another
 //	     purpose, or expired (the reason says which)
-//	403  token issued to another owner
+//	403  token issued to another owner than the request's (see Owner)
+//	507  the owner's files would pass the quota (see Quota)
 //	413  body longer than the declared size: at the first extra byte,
 //	     which is the last byte read (or at once from Content-Length)
 //	400  body shorter than the declared size, or a body that breaks off
@@ -131,7 +138,10 @@ func UploadHandler(o UploadOptions) http.Handler {
 	}
 	h := &uploadHandler{o: o}
 	if h.o.Owner == nil {
-		h.o.Owner = func(*http.Request) string { return "" }
+		h.o.Owner = func(*http.Request) (string, bool) { return "", false }
+	}
+	if us, ok := o.Store.(store.Usager); ok && o.Quota > 0 {
+		h.usage = us
 	}
 	if h.o.Now == nil {
 		h.o.Now = time.Now
@@ -156,8 +166,9 @@ func UploadHandler(o UploadOptions) http.Handler {
 }
 
 type uploadHandler struct {
-	o    UploadOptions // defaults filled in
-	bufs sync.Pool     // of *[]byte, BufferSize long
+	o     UploadOptions // defaults filled in
+	usage store.Usager  // nil: no quota
+	bufs  sync.Pool     // of *[]byte, BufferSize long
 }
 
 // A rejection is the status and reason of a refused request.
@@ -213,8 +224,8 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 		return reject(http.StatusForbidden, err.Error())
 	}
 
-	// 4. Owner: the token's principal is the request's.
-	if h.o.Owner(r) != c.Owner {
+	// 4. Owner: the token's principal is the request's, when it has one.
+	if p, ok := h.o.Owner(r); ok && p != c.Owner {
 		return reject(http.StatusForbidden, "token was issued to another owner")
 	}
 
@@ -226,8 +237,19 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 		return reject(http.StatusBadRequest, fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
 	}
 
-	// 6. Single use: create the object; a committed one under the ID means the token was used.
-	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Owner: c.Owner, Expires: h.o.Now().Add(h.o.TTL)}
+	// 6. Quota: what the owner holds, and this file, within the limit.
+	if h.usage != nil {
+		used, err := h.usage.Usage(ctx, c.Owner, h.o.Now())
+		if err != nil {
+			return h.internal(r, "usage", err)
+		}
+		if used > h.o.Quota-c.Size {
+			return reject(http.StatusInsufficientStorage, fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.o.Quota))
+		}
+	}
+
+	// 7. Single use: create the object; a committed one under the ID means the token was used.
+	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Name: c.Name, Owner: c.Owner, Expires: h.o.Now().Add(h.o.TTL)}
 	copy(meta.SHA256[:], c.SHA256) // nil declares no digest: the zero value
 	obj, err := h.o.Store.Create(ctx, c.FileID, meta)
 	switch {
@@ -238,7 +260,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 	defer obj.Abort() // after a successful Commit it does nothing
 
-	// 7. Copy through one buffer: exact size, sniff the first bytes; the store hashes as it writes.
+	// 8. Copy through one buffer: exact size, sniff the first bytes; the store hashes as it writes.
 	bufp := h.bufs.Get().(*[]byte)
 	defer h.bufs.Put(bufp)
 	n, err := copyFile(obj, body, c.Size, *bufp, sniffer(c.MediaType))
@@ -256,7 +278,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 		return h.internal(r, "write", err)
 	}
 
-	// 8. Commit: the store checks the digest and that no other upload took the ID first.
+	// 9. Commit: the store checks the digest and that no other upload took the ID first.
 	switch err := obj.Commit(ctx); {
 	case errors.Is(err, store.ErrDigest):
 		return reject(http.StatusUnprocessableEntity, "digest mismatch")
@@ -266,7 +288,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 		return h.internal(r, "commit", err)
 	}
 
-	// 9. Created: the size and digest of what the file URI now resolves to.
+	// 10. Created: the size and digest of what the file URI now resolves to.
 	sum := c.SHA256
 	if sum == nil {
 		m, err := h.o.Store.Stat(ctx, c.FileID)

@@ -37,6 +37,25 @@ type File struct {
 	NoSniff bool `json:"-"`
 }
 
+// The transfer modes of SEP-2631.
+const (
+	Inline = "inline" // a data: URI in the request
+	Upload = "upload" // files/authorizeUpload, then the file URI it returns
+)
+
+// AllowsInline reports whether f takes data: URIs: it lists no transfer
+// modes, or lists "inline".
+func (f File) AllowsInline() bool {
+	return len(f.TransferModes) == 0 || slices.Contains(f.TransferModes, Inline)
+}
+
+// AllowsUpload reports whether f takes uploaded files' URIs on a server
+// that serves uploads: it lists no transfer modes (a client may then choose
+// either), or lists "upload".
+func (f File) AllowsUpload() bool {
+	return len(f.TransferModes) == 0 || slices.Contains(f.TransferModes, Upload)
+}
+
 // Limit returns the size limit in force for f: its MaxSize, else def, the
 // runtime's default; no limit when both are zero or less.
 func (f File) Limit(def int64) int64 {
@@ -257,7 +276,7 @@ func Parse(b []byte) (*Schema, error) {
 	}
 	for _, p := range out.Props {
 		for _, m := range p.File.TransferModes {
-			if m != "inline" && m != "upload" {
+			if m != Inline && m != Upload {
 				return nil, fmt.Errorf("property %q has transfer mode %q: want inline or upload", p.Name, m)
 			}
 		}

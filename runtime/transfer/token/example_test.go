@@ -53,7 +53,7 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// file_01HXYZ 248123 application/pdf <nil>
-	// token (130 bytes): wrong purpose: issued for "upload", want "download"
+	// token (132 bytes): wrong purpose: issued for "upload", want "download"
 	// true
 	// mcp-file://server/file_01HXYZ.CaoVHSEC.1776794400.drAfHvSAlmWtsoOvTYbGEw
 	// file_01HXYZ <nil>

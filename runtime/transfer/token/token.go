@@ -26,14 +26,15 @@ const (
 	MaxFileIDLen    = 128
 	MaxOwnerLen     = 1024
 	MaxMediaTypeLen = 255
+	MaxNameLen      = 1024
 	// MaxTokenLen bounds the length of a token: the longest claims encode
 	// in about 2,100 bytes.
 	MaxTokenLen = 4096
 )
 
 // Claims are what a token grants: to do Purpose with the file FileID, of
-// Owner, of Size bytes with digest SHA256 and type MediaType, until
-// Expires.
+// Owner, of Size bytes with digest SHA256, type MediaType and name Name,
+// until Expires.
 type Claims struct {
 	Purpose   string    // PurposeUpload, PurposeDownload, …
 	FileID    string    // 1 to MaxFileIDLen characters of [A-Za-z0-9_-], e.g. from NewFileID
@@ -41,6 +42,7 @@ type Claims struct {
 	Size      int64     // in bytes, ≥ 0
 	SHA256    []byte    // nil when no digest was declared, else 32 bytes
 	MediaType string    // "" when none was declared; printable ASCII, at most MaxMediaTypeLen bytes
+	Name      string    // the file name, sanitized by the issuer, "" for none; valid UTF-8, at most MaxNameLen bytes
 	Expires   time.Time // kept to the second (truncated); after 1970
 }
 
@@ -135,6 +137,8 @@ func checkClaims(c *Claims) (field, rule string) {
 		return "sha256", "want nil or 32 bytes"
 	case len(c.MediaType) > MaxMediaTypeLen || !isPrintableASCII(c.MediaType):
 		return "media type", fmt.Sprintf("want printable ASCII of at most %d bytes", MaxMediaTypeLen)
+	case len(c.Name) > MaxNameLen || !utf8.ValidString(c.Name):
+		return "name", fmt.Sprintf("want valid UTF-8 of at most %d bytes", MaxNameLen)
 	case c.Expires.Unix() <= 0:
 		return "expires", "want a time after 1970"
 	}
@@ -153,6 +157,7 @@ func checkClaims(c *Claims) (field, rule string) {
 //	size      8 bytes
 //	sha256    1-byte length (0 or 32), bytes
 //	mediatype 1-byte length, bytes
+//	name      2-byte length, bytes
 //	expires   8 bytes, Unix seconds
 //
 // Lengths and numbers are big-endian.
@@ -166,6 +171,7 @@ func appendPayload(b []byte, kid string, c *Claims) []byte {
 	b = append(b, byte(len(c.SHA256)))
 	b = append(b, c.SHA256...)
 	b = appendStr8(b, c.MediaType)
+	b = appendStr16(b, c.Name)
 	b = binary.BigEndian.AppendUint64(b, uint64(c.Expires.Unix()))
 	return b
 }
@@ -190,6 +196,7 @@ func parsePayload(b []byte) (kid string, c Claims, reason string) {
 		c.SHA256 = []byte(d.str(n))
 	}
 	c.MediaType = d.str(d.byte())
+	c.Name = d.str(int(d.uint16()))
 	exp := d.uint64()
 	switch {
 	case d.bad:

@@ -1,0 +1,153 @@
+// Package hook is where the runtime meets the transfer layer without
+// depending on it: package runtime decodes a file argument that is an
+// uploaded file's URI (mcp-file:) into a File that only refers to it, and
+// resolves that reference, before the handler runs, through the [Resolver]
+// that package transfer puts in the request's context. Package transfer
+// depends on runtime, never the reverse; this package depends on neither.
+package hook
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+	"weak"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+)
+
+// FileScheme is the scheme of the file URIs a server hands out in
+// files/authorizeUpload. A value with this scheme is a reference, never a
+// path: only a Resolver gives it meaning.
+const FileScheme = "mcp-file:"
+
+// MaxURILen bounds the file URIs the decoder takes as references; longer
+// values are refused before anything else is done with them. It is the
+// transfer layer's own limit (token.MaxFileURILen).
+const MaxURILen = 512
+
+// A Reader reads the bytes of a resolved file: runtime.FileReader.
+type Reader interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+	Size() int64
+}
+
+// Resolved is what a file URI resolves to: a stored file that passed the
+// checks of the argument it was sent in.
+type Resolved struct {
+	MediaType string            // lower-cased type/subtype
+	Params    map[string]string // other media-type parameters, nil for none
+	Name      string            // sanitized, "" for none
+	Size      int64
+	Open      func() (Reader, error) // a new reader of the bytes on each call
+}
+
+// A Resolver resolves the file URIs of one server's requests.
+type Resolver interface {
+	// Resolve checks uri, the value of the file argument arg, and the file
+	// it names against d, for the request whose extra is given (its auth
+	// token info says who is asking; nil without). A rejection is an error
+	// whose text is written for the model, as runtime.Error's are, and
+	// holds nothing of the URI.
+	Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (Resolved, error)
+
+	// Declare records that the server takes the files of schema, an
+	// elicitation form it is about to send: files/authorizeUpload then
+	// authorizes what the form's files allow.
+	Declare(schema *descriptor.Schema)
+}
+
+type resolverKey struct{}
+
+// WithResolver returns ctx carrying r and the request's extra: what the
+// transfer layer's middleware does for every request of a server that
+// serves uploads.
+func WithResolver(ctx context.Context, r Resolver, extra *mcp.RequestExtra) context.Context {
+	return context.WithValue(ctx, resolverKey{}, &bound{r, extra})
+}
+
+type bound struct {
+	r     Resolver
+	extra *mcp.RequestExtra
+}
+
+// ResolverFrom returns the Resolver in ctx and the extra of its request,
+// or nil when the server serves no uploads.
+func ResolverFrom(ctx context.Context) (Resolver, *mcp.RequestExtra) {
+	b, _ := ctx.Value(resolverKey{}).(*bound)
+	if b == nil {
+		return nil, nil
+	}
+	return b.r, b.extra
+}
+
+// A server's record: whether it serves uploads, and the schemas whose
+// files it takes (its tools' arguments, and the forms it elicited).
+type serverInfo struct {
+	mu      sync.Mutex
+	serves  bool
+	schemas []*descriptor.Schema
+}
+
+// servers holds the record of each server, by a weak pointer, so that a
+// server the program drops (one per session, say) is dropped here too.
+var servers sync.Map // weak.Pointer[mcp.Server] → *serverInfo
+
+func info(s *mcp.Server) *serverInfo {
+	k := weak.Make(s)
+	if v, ok := servers.Load(k); ok {
+		return v.(*serverInfo)
+	}
+	v, loaded := servers.LoadOrStore(k, new(serverInfo))
+	if !loaded {
+		runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { servers.Delete(k) }, k)
+	}
+	return v.(*serverInfo)
+}
+
+// Serve records that s serves uploads.
+func Serve(s *mcp.Server) {
+	i := info(s)
+	i.mu.Lock()
+	i.serves = true
+	i.mu.Unlock()
+}
+
+// Serves reports whether s serves uploads.
+func Serves(s *mcp.Server) bool {
+	i := info(s)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.serves
+}
+
+// AddSchema records that s takes the files of schema: runtime.AddTool
+// records each tool's arguments, and Elicit each form, through
+// [Resolver.Declare], before the client can see it.
+func AddSchema(s *mcp.Server, schema *descriptor.Schema) {
+	i := info(s)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !slices.Contains(i.schemas, schema) {
+		i.schemas = append(i.schemas, schema)
+	}
+}
+
+// Schemas returns the schemas recorded for s.
+func Schemas(s *mcp.Server) []*descriptor.Schema {
+	i := info(s)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return slices.Clone(i.schemas)
+}
+
+// NewRef returns a runtime.File (as any) that refers to the file URI uri,
+// to be resolved before a handler sees it. Package runtime sets it when it
+// is initialised; package mcpfileimpl's decoder calls it.
+var NewRef func(uri string) any

@@ -1,0 +1,200 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+)
+
+// This file resolves the uploaded files (SEP-2631 file URIs, mcp-file:) of
+// a decoded value. The decoder, which has no context, leaves each such
+// argument as a File that only refers to its URI; AddTool and Elicit then
+// resolve every reference, before the handler runs, through the resolver
+// that transfer.Register put in the request's context: the URI is checked,
+// the stored file is checked against the argument's x-mcp-file exactly as
+// a data: URI's bytes are, and the File becomes a reader of the store.
+
+// A filePlan lists the file fields of a struct type, to find the
+// references in a decoded value without walking anything else.
+type filePlan struct {
+	fields []planField
+}
+
+type planField struct {
+	index []int // for reflect.Value.FieldByIndexErr
+	arg   string
+	kind  fieldKind
+	file  descriptor.File
+}
+
+type fieldKind int
+
+const (
+	single fieldKind = iota
+	pointer
+	slice
+)
+
+var (
+	fileType = reflect.TypeFor[File]()
+	plans    sync.Map // reflect.Type → *filePlan
+)
+
+// planFor returns the plan of struct type t, whose generated schema is
+// schema; a type without file fields has an empty plan.
+func planFor(t reflect.Type, schema json.RawMessage) (*filePlan, error) {
+	if p, ok := plans.Load(t); ok {
+		return p.(*filePlan), nil
+	}
+	d, err := descriptor.For(schema)
+	if err != nil {
+		return nil, err
+	}
+	p := new(filePlan)
+	if t.Kind() == reflect.Struct {
+		for _, f := range reflect.VisibleFields(t) {
+			var k fieldKind
+			switch f.Type {
+			case fileType:
+				k = single
+			case reflect.PointerTo(fileType):
+				k = pointer
+			case reflect.SliceOf(fileType):
+				k = slice
+			default:
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			name := jsonName(f)
+			prop := d.Props[name]
+			if name == "" || prop == nil {
+				continue
+			}
+			p.fields = append(p.fields, planField{index: f.Index, arg: name, kind: k, file: prop.File})
+		}
+	}
+	v, _ := plans.LoadOrStore(t, p)
+	return v.(*filePlan), nil
+}
+
+// jsonName is the member name encoding/json gives field f, "" when it
+// skips the field.
+func jsonName(f reflect.StructField) string {
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// uploadsOnly returns the file fields of p that take uploaded files only.
+func (p *filePlan) uploadsOnly() []string {
+	var names []string
+	for _, f := range p.fields {
+		if !f.file.AllowsInline() {
+			names = append(names, f.arg)
+		}
+	}
+	return names
+}
+
+// resolve resolves every file reference in *v (a pointer to a value of
+// p's type), in field order. The first rejection is returned as it is: an
+// error written for the model.
+func (p *filePlan) resolve(ctx context.Context, v reflect.Value) error {
+	if len(p.fields) == 0 {
+		return nil
+	}
+	v = v.Elem()
+	for i := range p.fields {
+		pf := &p.fields[i]
+		fv, err := v.FieldByIndexErr(pf.index)
+		if err != nil { // behind a nil embedded pointer: not set
+			continue
+		}
+		switch pf.kind {
+		case single:
+			if err := resolveOne(ctx, pf.arg, fv.Addr().Interface().(*File), pf.file); err != nil {
+				return err
+			}
+		case pointer:
+			if fp := fv.Interface().(*File); fp != nil {
+				if err := resolveOne(ctx, pf.arg, fp, pf.file); err != nil {
+					return err
+				}
+			}
+		case slice:
+			files := fv.Interface().([]File)
+			for j := range files {
+				if err := resolveOne(ctx, pf.arg+"["+strconv.Itoa(j)+"]", &files[j], pf.file); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// resolveOne resolves *f when it refers to an uploaded file.
+func resolveOne(ctx context.Context, arg string, f *File, d descriptor.File) error {
+	c := f.content
+	if c == nil || c.ref == nil {
+		return nil
+	}
+	r, extra := hook.ResolverFrom(ctx)
+	if r == nil {
+		return &Error{Arg: arg, Rule: RuleTransferMode, Reason: "is an uploaded file's URI (mcp-file:), but this server takes no uploaded files: send the file inline, as a data: URI"}
+	}
+	res, err := r.Resolve(ctx, extra, arg, *c.ref, d)
+	if err != nil {
+		return err
+	}
+	// The content is this File's own: the decoder made it for this value,
+	// and no handler has seen it yet.
+	*c = fileContent{ext: &extFile{size: res.Size, open: res.Open}}
+	f.MediaType, f.Params = res.MediaType, res.Params
+	if f.Name == "" { // a companion filename argument, when there is one, wins
+		f.Name = res.Name
+	}
+	return nil
+}
+
+// checkUploadsServed is AddTool's check that a tool whose files take
+// uploaded files only is added to a server that serves uploads.
+func checkUploadsServed(s *mcp.Server, p *filePlan) error {
+	if names := p.uploadsOnly(); len(names) > 0 && !hook.Serves(s) {
+		return &uploadsNotServed{names}
+	}
+	return nil
+}
+
+type uploadsNotServed struct{ names []string }
+
+func (e *uploadsNotServed) Error() string {
+	return "argument " + strings.Join(e.names, ", ") + " takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call transfer.Register(server, …) before adding the tool"
+}
+
+// declareFiles records that s takes the files of schema, for the
+// transfer layer's files/authorizeUpload.
+func declareFiles(s *mcp.Server, schema json.RawMessage) error {
+	d, err := descriptor.For(schema)
+	if err != nil {
+		return err
+	}
+	hook.AddSchema(s, d)
+	return nil
+}

@@ -1,0 +1,161 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// ReasonQuotaExceeded: the owner's uploaded files and this one would pass
+// the server's per-owner quota. MaxSize is the quota, ActualSize what the
+// owner would then hold.
+const ReasonQuotaExceeded = "quotaExceeded"
+
+// defaultMediaType is the media type of an upload that declares none.
+const defaultMediaType = "application/octet-stream"
+
+// authorizeUpload serves files/authorizeUpload.
+func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+	if p == nil {
+		p = new(AuthorizeUploadParams)
+	}
+	_, extra := hook.ResolverFrom(ctx)
+	owner := c.owner(extra)
+
+	// The declaration: size (required), media type, digest, name.
+	if p.Size == nil {
+		return nil, InvalidFileError("files/authorizeUpload: size is required: declare the file's size in bytes (the upload is held to it)", ErrorData{Reason: ReasonMalformed})
+	}
+	size := *p.Size
+	if size < 0 {
+		return nil, InvalidFileError("files/authorizeUpload: size "+strconv.FormatInt(size, 10)+" is negative", ErrorData{Reason: ReasonMalformed})
+	}
+	declared := p.MimeType
+	if declared == "" {
+		declared = defaultMediaType
+	}
+	mt, params, err := mime.ParseMediaType(declared)
+	if err != nil || !strings.Contains(mt, "/") || len(declared) > token.MaxMediaTypeLen {
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype, such as application/pdf, of at most %d bytes)", quoteShort(declared), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
+	}
+	var sum []byte
+	if p.Digest != nil {
+		s, err := p.Digest.SHA256()
+		if err != nil {
+			return nil, InvalidFileError("files/authorizeUpload: "+strings.TrimPrefix(err.Error(), "transfer: "), ErrorData{Reason: ReasonMalformed})
+		}
+		sum = s[:]
+	}
+	name := runtime.SanitizeName(p.Name)
+	if len(name) > token.MaxNameLen {
+		name = runtime.SanitizeName(name[:token.MaxNameLen])
+	}
+
+	// Some upload-capable field takes it.
+	if err := checkUploadable(hook.Schemas(c.server), mt, size); err != nil {
+		return nil, err
+	}
+
+	// The owner's quota.
+	if c.usage != nil {
+		used, err := c.usage.Usage(ctx, owner, c.Now())
+		if err != nil {
+			c.ErrorLog.Printf("transfer: authorizeUpload: store usage: %v", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: the store failed"}
+		}
+		if used > c.Quota-size {
+			total := used + size
+			return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, c.Quota),
+				ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &c.Quota, ActualSize: &total})
+		}
+	}
+
+	// The file URI, and the token that lets its bytes be uploaded once.
+	now := c.Now()
+	authExpires := now.Add(c.AuthorizationTTL)
+	id := token.NewFileID()
+	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: authExpires.Add(c.FileTTL)})
+	if err != nil {
+		return nil, c.internal("file URI", err)
+	}
+	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: owner, Size: size, SHA256: sum,
+		MediaType: mime.FormatMediaType(mt, params), Name: name, Expires: authExpires}
+	res := &AuthorizeUploadResult{
+		File: FileValue{URI: uri, Name: name, MimeType: p.MimeType, Size: &size, Digest: p.Digest},
+	}
+	if ps, ok := c.Store.(store.Presigner); ok {
+		meta := store.Meta{Size: size, MediaType: claims.MediaType, Name: name, Owner: owner, Expires: authExpires.Add(c.FileTTL)}
+		copy(meta.SHA256[:], sum)
+		sr, err := ps.PresignUpload(ctx, id, meta, authExpires)
+		if err != nil {
+			return nil, c.internal("presign", err)
+		}
+		res.Upload = FileTransferDescriptor{Transport: TransportHTTPS, Method: sr.Method, URL: sr.URL, Headers: sr.Headers, ExpiresAt: authExpires.UTC()}
+	} else {
+		tok, err := c.Keys.Sign(claims)
+		if err != nil {
+			return nil, c.internal("token", err)
+		}
+		res.Upload = FileTransferDescriptor{
+			Transport: TransportHTTPS, Method: TransferPOST, URL: c.uploadURL,
+			Multipart: &Multipart{FileField: FormFieldFile, Fields: map[string]string{FormFieldToken: tok}},
+			ExpiresAt: authExpires.UTC(),
+		}
+	}
+	return res, nil
+}
+
+// internal is the JSON-RPC error of a failure of the server's own, logged.
+func (c *config) internal(step string, err error) error {
+	c.ErrorLog.Printf("transfer: authorizeUpload: %s: %v", step, err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: internal error"}
+}
+
+// checkUploadable checks that some upload-capable file field of schemas
+// accepts media type mt with a file of size bytes, and returns the -32602
+// error that says why not.
+func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error {
+	var accept []string
+	var limit int64 = -1 // the largest size allowed for mt
+	anyField := false
+	for _, s := range schemas {
+		for _, name := range s.Names() {
+			f := s.Props[name].File
+			if !f.AllowsUpload() {
+				continue
+			}
+			anyField = true
+			for _, a := range f.Allowed() {
+				if !slices.Contains(accept, a) {
+					accept = append(accept, a)
+				}
+			}
+			if f.Accepts(mt) {
+				limit = max(limit, f.Limit(runtime.DefaultMaxSize))
+			}
+		}
+	}
+	switch {
+	case !anyField:
+		return InvalidFileError("files/authorizeUpload: this server has no argument that takes uploaded files", ErrorData{Reason: ReasonMimeTypeNotAccepted, MimeType: mt})
+	case limit < 0:
+		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not accepted: allowed are %s", quoteShort(mt), strings.Join(accept, ", ")),
+			ErrorData{Reason: ReasonMimeTypeNotAccepted, MimeType: mt, Accept: accept})
+	case size > limit:
+		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: size %d exceeds maxSize %d for %s", size, limit, mt),
+			ErrorData{Reason: ReasonMaxSizeExceeded, MaxSize: &limit, ActualSize: &size})
+	}
+	return nil
+}

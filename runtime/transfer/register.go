@@ -1,0 +1,258 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// Defaults of the zero [Options].
+const (
+	// DefaultAuthorizationTTL is how long an upload authorization (the
+	// descriptor files/authorizeUpload returns) may be used.
+	DefaultAuthorizationTTL = time.Hour
+	// DefaultQuota is how many bytes of unexpired uploaded files one owner
+	// may hold: 4 GiB.
+	DefaultQuota = 4 << 30
+	// DefaultSweepInterval is how often Register's sweeper deletes expired
+	// files.
+	DefaultSweepInterval = 10 * time.Minute
+	// UploadPath is the last path segment of the upload endpoint, under
+	// [Options.PublicURL].
+	UploadPath = "upload"
+)
+
+// Options configure [Register]. Keys and PublicURL are required; every
+// other zero value means the default.
+type Options struct {
+	// Keys sign and check upload tokens and file URIs. Every replica that
+	// serves the same clients holds the same keys (see [token.Keyring]:
+	// the first key signs, all of them verify, so keys can rotate).
+	Keys *token.Keyring
+
+	// PublicURL is the URL at which clients reach the handler Register
+	// returns, such as "https://files.example.com/mcpfile/": uploads go to
+	// PublicURL + "upload". Mount the handler so that it gets those
+	// requests (it looks at the last path segment only).
+	PublicURL string
+
+	// Host is the host of the file URIs the server hands out
+	// (mcp-file://<host>/…). Empty means PublicURL's host, lower-cased.
+	Host string
+
+	// Store is where uploaded files go. Nil means a [diskstore] in the
+	// directory "mcpfile-uploads" under os.TempDir(), swept by a goroutine
+	// that runs until Options.Context is done; pass your own (and run
+	// [store.RunSweeper] for it) for files that must outlive the machine's
+	// temporary directory, or that replicas share.
+	Store store.Store
+
+	// Owner returns the principal that the SDK's auth token info names:
+	// files/authorizeUpload issues files to it, and only it may use them.
+	// Nil means the token info's UserID. Without auth (no token info) the
+	// principal is "", and the signed, unguessable file URI itself is the
+	// capability.
+	Owner func(*auth.TokenInfo) string
+
+	// AuthorizationTTL is how long an upload descriptor may be used. Zero
+	// means DefaultAuthorizationTTL.
+	AuthorizationTTL time.Duration
+
+	// FileTTL is how long an uploaded file stays in the store after its
+	// upload. Zero means DefaultUploadTTL. The file URI expires when the
+	// file can have expired: AuthorizationTTL + FileTTL after it was issued.
+	FileTTL time.Duration
+
+	// Quota is how many bytes of unexpired uploaded files one owner may
+	// hold, for stores that count them ([store.Usager]; diskstore and
+	// memstore do). Zero means DefaultQuota; a negative value, no quota.
+	Quota int64
+
+	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL and
+	// Owner are set by Register.
+	Upload UploadOptions
+
+	// Context bounds the goroutine that sweeps the default store. Nil means
+	// context.Background(): the sweeper runs for the life of the process.
+	Context context.Context
+
+	// Now returns the current time. Nil means time.Now.
+	Now func() time.Time
+
+	// ErrorLog receives store failures. Nil means the log package's
+	// standard logger.
+	ErrorLog *log.Logger
+}
+
+// Register makes s serve SEP-2631 uploads: it adds the files/authorizeUpload
+// method, makes the runtime resolve the file URIs (mcp-file:) that clients
+// send in tools/call arguments and elicitation answers, and returns the
+// HTTP handler of the upload endpoint, to mount at o.PublicURL beside the
+// MCP endpoint:
+//
+//	keys, _ := token.NewKeyring(key)
+//	files, err := transfer.Register(server, transfer.Options{Keys: keys, PublicURL: "https://example.com/files/"})
+//	…
+//	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(…))
+//	mux.Handle("/files/", files)
+//
+// Call it before adding tools whose files take uploads only (mcpfile tag
+// transfer=upload): [runtime.AddTool] refuses them on a server that does
+// not serve uploads.
+//
+// files/authorizeUpload takes the client's declared name, mimeType, size
+// and digest and checks them against the upload-capable file fields of
+// the server (of the tools added with [runtime.AddTool], and of the forms
+// [runtime.Elicit] has sent; a field takes uploads when its transferModes
+// are absent or list "upload"): some field must accept the media type,
+// with a maxSize (or [runtime.DefaultMaxSize]) of at least the size. The size is
+// required (the upload is held to it, byte for byte); a missing mimeType
+// means application/octet-stream. A violation is a JSON-RPC error -32602
+// with data.reason (see [ErrorData]). The result has the file URI and the
+// declared metadata, echoed as given (name sanitized), and an upload
+// descriptor: a multipart POST to the upload endpoint, or, when the store
+// is a [store.Presigner], a PUT straight to the backend.
+//
+// A file URI in an argument is checked in this order: its signature (for
+// the caller's principal), expiry and host, then the stored file's media
+// type, size and first bytes against the argument's x-mcp-file, with the
+// texts of a data: URI's errors. An unknown, expired, foreign or malformed
+// URI is refused with rule fileURI; nothing in a URI is ever treated as a
+// path or fetched.
+func Register(s *mcp.Server, o Options) (http.Handler, error) {
+	c, err := newConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	c.server = s
+	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeUpload, c.authorizeUpload); err != nil {
+		return nil, fmt.Errorf("transfer.Register: %w", err)
+	}
+	res := &resolver{c}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return next(hook.WithResolver(ctx, res, req.GetExtra()), method, req)
+		}
+	})
+	hook.Serve(s)
+	return c.handler(), nil
+}
+
+// config is Register's Options with the defaults filled in.
+type config struct {
+	Options
+	server    *mcp.Server
+	uploadURL string
+	usage     store.Usager // nil: no quota
+}
+
+func newConfig(o Options) (*config, error) {
+	if o.Keys == nil {
+		return nil, errors.New("transfer.Register: Options.Keys is required")
+	}
+	u, err := url.Parse(o.PublicURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("transfer.Register: Options.PublicURL %q is not an absolute http(s) URL", o.PublicURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("transfer.Register: Options.PublicURL %q has a query or fragment", o.PublicURL)
+	}
+	c := &config{Options: o}
+	if c.Host == "" {
+		c.Host = strings.ToLower(u.Host)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Context == nil {
+		c.Context = context.Background()
+	}
+	if c.ErrorLog == nil {
+		c.ErrorLog = log.Default()
+	}
+	if c.AuthorizationTTL <= 0 {
+		c.AuthorizationTTL = DefaultAuthorizationTTL
+	}
+	if c.FileTTL <= 0 {
+		c.FileTTL = DefaultUploadTTL
+	}
+	if c.Quota == 0 {
+		c.Quota = DefaultQuota
+	}
+	if c.Owner == nil {
+		c.Owner = func(ti *auth.TokenInfo) string { return ti.UserID }
+	}
+	if c.Store == nil {
+		dir := filepath.Join(os.TempDir(), "mcpfile-uploads")
+		ds, err := diskstore.New(dir, nil)
+		if err != nil {
+			return nil, fmt.Errorf("transfer.Register: the default store: %w", err)
+		}
+		c.Store = ds
+		go store.RunSweeper(c.Context, ds, DefaultSweepInterval, func(_ int, err error) {
+			if err != nil {
+				c.ErrorLog.Printf("transfer: sweeping %s: %v", dir, err)
+			}
+		})
+	}
+	if us, ok := c.Store.(store.Usager); ok && c.Quota > 0 {
+		c.usage = us
+	}
+	c.uploadURL = strings.TrimSuffix(o.PublicURL, "/") + "/" + UploadPath
+	return c, nil
+}
+
+// owner is the principal of a request whose extra is given.
+func (c *config) owner(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.TokenInfo == nil {
+		return ""
+	}
+	return c.Owner(extra.TokenInfo)
+}
+
+// handler is the HTTP side: the upload endpoint at …/upload.
+func (c *config) handler() http.Handler {
+	uo := c.Upload
+	uo.Store, uo.Keys, uo.Now, uo.TTL = c.Store, c.Keys, c.Now, c.FileTTL
+	if uo.ErrorLog == nil {
+		uo.ErrorLog = c.ErrorLog
+	}
+	if uo.Quota == 0 {
+		uo.Quota = c.Quota
+	}
+	uo.Owner = func(r *http.Request) (string, bool) {
+		ti := auth.TokenInfoFromContext(r.Context())
+		if ti == nil {
+			return "", false
+		}
+		return c.Owner(ti), true
+	}
+	up := UploadHandler(uo)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if lastSegment(r.URL.Path) != UploadPath {
+			w.Header().Set("Cache-Control", "no-store")
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ")"})
+			return
+		}
+		up.ServeHTTP(w, r)
+	})
+}
+
+func lastSegment(p string) string {
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
