@@ -59,7 +59,8 @@
 //     fields, descriptions from jsonschema tags or else doc comments,
 //     additionalProperties false) with each file field as
 //     {"type":"string","format":"uri","x-mcp-file":{"accept":[…],"maxSize":n}}
-//     (an array of those for a slice). Use it as mcp.Tool.InputSchema, or
+//     (an array of those for a slice; "transferModes":[…] follows maxSize
+//     for a field with transfer=). Use it as mcp.Tool.InputSchema, or
 //     register the tool with runtime.AddTool, which does.
 //   - func (t *T) UnmarshalJSON(b []byte) error, when T has file fields: one
 //     call to the runtime package (runtime.Object), given T's member names,
@@ -126,7 +127,7 @@
 //
 // On problems, mcpfilegen prints every one of them, sorted, one a line as
 //
-//	tools.go:14:2: mcpfile: unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)
+//	tools.go:14:2: mcpfile: unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)
 //
 // with the file name relative to the working directory, writes nothing and
 // exits with status 1. Usage errors exit with status 2. On success it prints
@@ -161,7 +162,7 @@
 // The mcpfile tag is a comma-separated list of key=value items without
 // spaces; the empty tag mcpfile:"" marks a file field without constraints.
 // Unknown keys, repeated keys (but accept), empty items or values, spaces,
-// bad numbers, units and media types are errors.
+// bad numbers, units, media types and transfer modes are errors.
 //
 // accept=<entry>[|<entry>…] lists what the field takes, as the HTML accept
 // attribute does: a media type type/subtype, a wildcard subtype type/*, or an
@@ -221,6 +222,23 @@
 // sniff=true, the default, may be written out.
 //
 //	mcpfile:"accept=image/png,sniff=false"
+//
+// transfer=inline|upload lists the SEP-2631 transfer modes the field
+// allows: inline, upload, or both in either order. It becomes x-mcp-file's
+// transferModes, after accept and maxSize, always in the order
+// ["inline","upload"]. inline is a data: URI in the arguments; upload is a
+// file URI the client got from files/authorizeUpload, having sent the
+// bytes beside the MCP connection. Without transfer= the client may use
+// either mode it supports. upload needs transfer.Register on the server
+// (runtime/transfer); an upload-only field's maxSize does not count toward
+// runtime.MaxRequestBytes. accept and maxSize hold in both modes. Modes are
+// lower case; an unknown, repeated or empty mode is an error, and so is
+// upload on a string, *string or []string field: such a field keeps the
+// file's data: URI itself, and an uploaded file has none (use runtime.File,
+// *runtime.File or []runtime.File, or transfer=inline).
+//
+//	Document runtime.File `json:"document" mcpfile:"accept=application/pdf,maxSize=1GiB,transfer=upload"`
+//	Scan     string       `json:"scan" mcpfile:"accept=image/tiff,transfer=inline"`
 //
 // # Flags
 //

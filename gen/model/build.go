@@ -582,6 +582,8 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 		MaxFiles: tg.MaxFiles,
 		NoSniff:  tg.NoSniff,
 		Filename: tg.Filename,
+
+		TransferModes: tg.Transfer,
 	}
 	if tg.MaxFiles > 0 && !kind.Slice() {
 		b.errorf(v.Pos(), "maxFiles on field %s of type %s: it limits the items of []runtime.File or []string fields only",
@@ -602,6 +604,11 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 		b.errorf(v.Pos(), "filename on field %s of type %s: only runtime.File fields carry a name (use runtime.File, *runtime.File or []runtime.File)",
 			v.Name(), typeString(v.Type()))
 		f.File.Filename = ""
+	}
+	if slices.Contains(tg.Transfer, "upload") && kind >= KindString {
+		b.errorf(v.Pos(), "transfer=%s on field %s of type %s: a string field keeps the file's data: URI itself, and an uploaded file has no data: URI (use runtime.File, *runtime.File or []runtime.File, or transfer=inline)",
+			strings.Join(tg.Transfer, "|"), v.Name(), typeString(v.Type()))
+		f.File.TransferModes = nil
 	}
 	return f
 }

@@ -134,6 +134,36 @@ func TestBuildGood(t *testing.T) {
 	}
 }
 
+// TestBuildTransfer checks that the transfer modes of the tag reach the
+// model, in the schema's order, on each kind of field.
+func TestBuildTransfer(t *testing.T) {
+	p, err := model.Build(fixture(t, "good"), []string{"Transfer"})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	want := map[string][]string{
+		"Inline":  {"inline"},
+		"Upload":  {"upload"},
+		"Both":    {"inline", "upload"},
+		"Swapped": {"inline", "upload"},
+		"Any":     nil,
+		"URI":     {"inline"},
+		"URIs":    {"inline"},
+	}
+	files := p.Types[0].Files()
+	if len(files) != len(want) {
+		t.Fatalf("%d file fields, want %d", len(files), len(want))
+	}
+	for _, f := range files {
+		if got, w := f.File.TransferModes, want[f.GoName]; !slices.Equal(got, w) || (got == nil) != (w == nil) {
+			t.Errorf("field %s: TransferModes = %q, want %q", f.GoName, got, w)
+		}
+	}
+	if up := files[1]; up.File.FilenameField == nil || up.File.FilenameField.GoName != "UploadName" {
+		t.Errorf("field Upload: filename=upload_name not resolved with transfer=upload")
+	}
+}
+
 func TestBuildSelectsTaggedStructs(t *testing.T) {
 	p, err := model.Build(fixture(t, "auto"), nil)
 	if err != nil {
@@ -156,7 +186,7 @@ func TestBuildErrors(t *testing.T) {
 	sel := []string{"WrongTypes", "BadTags", "Skipped", "HasUnmarshal", "EmbedsUnmarshal", "EmbedsText", "Tagged",
 		"Unsupported", "Node", "Tree", "SchemaTags", "Embeddings", "EmbeddedDash", "BadName", "Gen", "Owners",
 		"NotStruct", "Alias", "Var", "Missing", "Untagged", "EmbedsFile", "EmbedsHolder", "StructTags",
-		"StringOption", "SchemaOnly", "WithFile", "HasSchema"}
+		"StringOption", "SchemaOnly", "WithFile", "HasSchema", "BadTransfer"}
 	_, err := model.Build(pkg, sel)
 	checkWants(t, pkg, err)
 }

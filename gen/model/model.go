@@ -110,6 +110,11 @@ type File struct {
 	MinFiles int
 	NoSniff  bool // the content check is off (sniff=false)
 
+	// TransferModes are the SEP-2631 transfer modes the field allows,
+	// "inline", "upload" or both in that order (the tag's transfer=, the
+	// schema's transferModes); nil when the tag has none, which allows any.
+	TransferModes []string
+
 	// Filename is the JSON name of the sibling string field whose value
 	// becomes File.Name, and FilenameField that field; both empty when unset.
 	Filename      string

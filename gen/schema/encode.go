@@ -116,7 +116,8 @@ func closeObject(b []byte) []byte {
 }
 
 // appendExtra appends the value of an Extras keyword: a list of types, a
-// file's descriptor, or any other value as encoding/json writes it.
+// file's descriptor (its members in the struct's order, as encoding/json
+// writes them), or any other value as encoding/json writes it.
 func appendExtra(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case []string:
@@ -128,6 +129,9 @@ func appendExtra(b []byte, v any) ([]byte, error) {
 		}
 		if v.MaxSize != 0 {
 			b = append(strconv.AppendInt(append(b, `"maxSize":`...), v.MaxSize, 10), ',')
+		}
+		if len(v.TransferModes) > 0 {
+			b = append(appendStrings(append(b, `"transferModes":`...), v.TransferModes), ',')
 		}
 		return closeObject(b), nil
 	}

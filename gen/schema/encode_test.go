@@ -76,8 +76,9 @@ func TestMarshal(t *testing.T) {
 			Items: &jsonschema.Schema{Type: "integer", Minimum: "0", Maximum: "255"}, Properties: props,
 			AdditionalProperties: jsonschema.FalseSchema, Type: "object", MaxItems: &two, MinItems: &one,
 			Required: []string{"a", "<b>"}, Format: "uri", Description: "a \"quoted\" <b>&</b> line\nbreak\t\x01 \u2028 é \xff",
-			Extras: map[string]any{"x-mcp-file": descriptor{Accept: []string{"image/*", ".png"}, MaxSize: 5}, "x-other": map[string]int{"n": 1}, "a": 1.5},
+			Extras: map[string]any{"x-mcp-file": descriptor{Accept: []string{"image/*", ".png"}, MaxSize: 5, TransferModes: []string{"inline", "upload"}}, "x-other": map[string]int{"n": 1}, "a": 1.5},
 		},
+		"transfer modes alone": {Extras: map[string]any{"x-mcp-file": descriptor{TransferModes: []string{"upload"}}}},
 	} {
 		sameAsInvopop(t, name, s)
 	}

@@ -24,10 +24,12 @@ import (
 // Keyword is the JSON Schema keyword that marks a file argument.
 const Keyword = "x-mcp-file"
 
-// descriptor is the value of the keyword, in the SEP's member order.
+// descriptor is the value of the keyword, in the SEP's member order
+// (SEP-2631's FileInputDescriptor: accept, maxSize, transferModes).
 type descriptor struct {
-	Accept  []string `json:"accept,omitempty"`
-	MaxSize int64    `json:"maxSize,omitempty"`
+	Accept        []string `json:"accept,omitempty"`
+	MaxSize       int64    `json:"maxSize,omitempty"`
+	TransferModes []string `json:"transferModes,omitempty"`
 }
 
 // Apply fills Schema and Flat of every type of p. Build has validated the
@@ -74,14 +76,14 @@ func Build(p *model.Package, t *model.Type) (*jsonschema.Schema, error) {
 }
 
 // File returns the schema of a file field: the SEP's
-// {"type":"string","format":"uri","x-mcp-file":{…}}, or an array of those for
-// a slice. It is never nullable: a pointer or omitempty file field is
-// simply not required.
+// {"type":"string","format":"uri","x-mcp-file":{…}}, or for a slice an array
+// whose items are that, x-mcp-file and all. It is never nullable: a pointer
+// or omitempty file field is simply not required.
 func File(f *model.Field) *jsonschema.Schema {
 	item := &jsonschema.Schema{
 		Type:   "string",
 		Format: "uri",
-		Extras: map[string]any{Keyword: descriptor{Accept: f.File.Accept, MaxSize: f.File.MaxSize}},
+		Extras: map[string]any{Keyword: descriptor{Accept: f.File.Accept, MaxSize: f.File.MaxSize, TransferModes: f.File.TransferModes}},
 	}
 	if !f.File.Kind.Slice() {
 		item.Description = f.Description

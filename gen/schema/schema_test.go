@@ -187,10 +187,38 @@ func TestDescribeImage(t *testing.T) {
 	}
 }
 
+// TestTransferModes checks SEP-2631's tools whose file inputs declare
+// transferModes, one on a property and one on an array's items: their
+// inputSchemas, plus additionalProperties false, and without the type's
+// doc comment.
+func TestTransferModes(t *testing.T) {
+	types := build(t, "testdata/mod/files", []string{"AnalyzeDocument", "CompareDocuments"})
+	for name, vector := range map[string]string{
+		"AnalyzeDocument":  "tool-analyze-document-transfer-modes.json",
+		"CompareDocuments": "tool-compare-documents-array-items.json",
+	} {
+		vec, err := os.ReadFile(filepath.Join(prereq.SpecVectors(t), "sep2631-final", vector))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tool struct{ InputSchema map[string]any }
+		if err := json.Unmarshal(vec, &tool); err != nil {
+			t.Fatal(err)
+		}
+		tool.InputSchema["additionalProperties"] = false
+
+		got := decode(t, types[name].Schema)
+		delete(got, "description")
+		if !reflect.DeepEqual(got, tool.InputSchema) {
+			t.Errorf("%s schema = %s, want %s (%s)", name, types[name].Schema, mustJSON(tool.InputSchema), vector)
+		}
+	}
+}
+
 // TestSchemaBytes pins the exact output for the runtime.File kinds and for
 // doc comments as descriptions.
 func TestSchemaBytes(t *testing.T) {
-	types := build(t, "testdata/mod/files", []string{"CompareInput", "DescribeImage", "Documented"})
+	types := build(t, "testdata/mod/files", []string{"AnalyzeDocument", "CompareDocuments", "CompareInput", "DescribeImage", "Documented"})
 	tests := []struct {
 		name string
 		want string
@@ -199,6 +227,12 @@ func TestSchemaBytes(t *testing.T) {
 		{"DescribeImage",
 			`{"properties":{"image":{"type":"string","format":"uri","description":"The image to describe.","x-mcp-file":{"accept":["image/png","image/jpeg"],"maxSize":5242880}}},"additionalProperties":false,"type":"object","required":["image"]}`,
 			true},
+		{"AnalyzeDocument",
+			`{"properties":{"document":{"type":"string","format":"uri","description":"The document to analyze.","x-mcp-file":{"accept":["application/pdf"],"maxSize":10485760,"transferModes":["inline","upload"]}}},"additionalProperties":false,"type":"object","required":["document"],"description":"AnalyzeDocument is SEP-2631's analyze_document tool."}`,
+			true},
+		{"CompareDocuments",
+			`{"properties":{"documents":{"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf","text/plain"],"maxSize":10485760,"transferModes":["upload"]}},"type":"array","minItems":2}},"additionalProperties":false,"type":"object","required":["documents"],"description":"CompareDocuments is SEP-2631's compare_documents tool, with the transfer modes on the array's items."}`,
+			false},
 		{"CompareInput",
 			`{"properties":{` +
 				`"documents":{"items":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf","text/plain"],"maxSize":10485760}},"type":"array","maxItems":5,"minItems":1,"description":"Documents to compare, two to five PDFs or text files."},` +

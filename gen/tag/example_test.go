@@ -10,9 +10,17 @@ func ExampleParse() {
 	t, err := tag.Parse("accept=application/pdf|text/plain|.PDF,maxSize=10MiB,maxFiles=5")
 	fmt.Println(t.Accept, t.MaxSize, t.MaxFiles, err)
 
+	t, err = tag.Parse("transfer=upload|inline,maxSize=1GiB")
+	fmt.Println(t.Transfer, t, err)
+
 	_, err = tag.Parse("maxsize=10MiB")
+	fmt.Println(err)
+
+	_, err = tag.Parse("transfer=Upload|inline")
 	fmt.Println(err)
 	// Output:
 	// [application/pdf text/plain .pdf] 10485760 5 <nil>
-	// unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)
+	// [inline upload] maxSize=1073741824,transfer=inline|upload <nil>
+	// unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)
+	// bad transfer mode "Upload" in "Upload|inline" (want inline, upload, or inline|upload)
 }

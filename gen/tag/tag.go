@@ -12,12 +12,18 @@
 //	                             0 lets a required slice field be empty
 //	filename=<json name>         the sibling field that carries the file's name
 //	sniff=false                  turn the content check off for this field
+//	transfer=inline|upload       SEP-2631 transfer modes (becomes transferModes):
+//	                             inline, upload or both, in either order; upload
+//	                             needs transfer.Register on the server (runtime/transfer);
+//	                             an upload-only field's maxSize does not count
+//	                             toward runtime.MaxRequestBytes
 //
 // The empty tag `mcpfile:""` marks a file field without constraints.
 //
 // The grammar is strict: unknown keys, repeated keys (other than accept),
-// empty items and values, bad numbers and units, and bad media types are
-// errors. Media types are checked against RFC 6838's restricted-name
+// empty items and values, bad numbers and units, bad media types, and
+// transfer modes other than exactly inline and upload, each at most once,
+// are errors. Media types are checked against RFC 6838's restricted-name
 // characters and the registered top-level types, and lower-cased, as are
 // extensions. "*/*" is rejected: it accepts everything, which is what leaving
 // accept out says.
@@ -50,10 +56,19 @@ type Tag struct {
 	HasMinFiles bool     // minFiles was given
 	Filename    string   // JSON name of the companion name field; empty when absent
 	NoSniff     bool     // sniff=false
+	// Transfer are the transfer modes of transfer=, a subset of
+	// TransferModes in its order; nil when absent.
+	Transfer []string
 }
 
 // Keys are the tag's keys, sorted as the error messages list them.
-var Keys = []string{"accept", "filename", "maxFiles", "maxSize", "minFiles", "sniff"}
+var Keys = []string{"accept", "filename", "maxFiles", "maxSize", "minFiles", "sniff", "transfer"}
+
+// TransferModes are the transfer modes of SEP-2631 a transfer= value may
+// list, in the order the schema's transferModes lists them: "inline", a
+// data: URI in the arguments, and "upload", a file URI the client got from
+// files/authorizeUpload.
+var TransferModes = []string{"inline", "upload"}
 
 // TopLevelTypes are the media top-level types an accept entry may name: the
 // ones registered with IANA.
@@ -83,6 +98,7 @@ const (
 	wantMinFiles = "want an integer, 0 or more"
 	wantFilename = "want the json name of a string field"
 	wantSniff    = "want true or false"
+	wantTransfer = "want inline, upload, or inline|upload"
 )
 
 // wantValue is what each key's value must be.
@@ -93,6 +109,7 @@ var wantValue = map[string]string{
 	"minFiles": wantMinFiles,
 	"maxSize":  wantMaxSize,
 	"sniff":    wantSniff,
+	"transfer": wantTransfer,
 }
 
 // Parse parses the value of an mcpfile struct tag. Its errors are one
@@ -115,6 +132,9 @@ func Parse(s string) (Tag, error) {
 			return Tag{}, fmt.Errorf("space in item %q (%s, no spaces)", item, wantItem)
 		}
 		if !ok {
+			if seen["transfer"] && slices.Contains(TransferModes, item) {
+				return Tag{}, fmt.Errorf("item %q has no value (%s; transfer modes are separated by |, as in transfer=inline|upload)", item, wantItem)
+			}
 			return Tag{}, fmt.Errorf("item %q has no value (%s)", item, wantItem)
 		}
 		if !slices.Contains(Keys, key) {
@@ -150,6 +170,8 @@ func Parse(s string) (Tag, error) {
 			default:
 				err = fmt.Errorf("bad sniff %q (%s)", val, wantSniff)
 			}
+		case "transfer":
+			t.Transfer, err = parseTransfer(val)
 		}
 		if err != nil {
 			return Tag{}, err
@@ -158,8 +180,10 @@ func Parse(s string) (Tag, error) {
 	return t, nil
 }
 
-// String returns the tag in canonical form: keys in a fixed order, accept
-// once, maxSize in bytes. Parse(t.String()) returns t for a parsed t.
+// String returns the tag in canonical form: keys in a fixed order (first
+// those of the x-mcp-file keyword, in its order), accept once, maxSize in
+// bytes, transfer modes in the order of TransferModes. Parse(t.String())
+// returns t for a parsed t.
 func (t Tag) String() string {
 	var items []string
 	if len(t.Accept) > 0 {
@@ -167,6 +191,9 @@ func (t Tag) String() string {
 	}
 	if t.MaxSize > 0 {
 		items = append(items, "maxSize="+strconv.FormatInt(t.MaxSize, 10))
+	}
+	if len(t.Transfer) > 0 {
+		items = append(items, "transfer="+strings.Join(t.Transfer, "|"))
 	}
 	if t.MaxFiles > 0 {
 		items = append(items, "maxFiles="+strconv.Itoa(t.MaxFiles))
@@ -198,6 +225,35 @@ func (t *Tag) parseAccept(val string) error {
 		t.Accept = append(t.Accept, norm)
 	}
 	return nil
+}
+
+// parseTransfer parses a transfer value: inline, upload, or both separated
+// by |, in either order. It returns the modes in the order of TransferModes.
+func parseTransfer(val string) ([]string, error) {
+	// in names the whole value in messages when it has more than one mode.
+	in := ""
+	if strings.Contains(val, "|") {
+		in = fmt.Sprintf(" in %q", val)
+	}
+	var seen []string
+	for m := range strings.SplitSeq(val, "|") {
+		switch {
+		case m == "":
+			return nil, fmt.Errorf("empty transfer mode in %q (%s)", val, wantTransfer)
+		case !slices.Contains(TransferModes, m):
+			return nil, fmt.Errorf("bad transfer mode %q%s (%s)", m, in, wantTransfer)
+		case slices.Contains(seen, m):
+			return nil, fmt.Errorf("duplicate transfer mode %q%s (%s)", m, in, wantTransfer)
+		}
+		seen = append(seen, m)
+	}
+	var modes []string
+	for _, m := range TransferModes {
+		if slices.Contains(seen, m) {
+			modes = append(modes, m)
+		}
+	}
+	return modes, nil
 }
 
 // acceptEntry validates one accept entry and returns it lower-cased.

@@ -2,6 +2,7 @@ package tag
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,11 @@ func TestParse(t *testing.T) {
 		{"filename=cover_name", Tag{Filename: "cover_name"}},
 		{"sniff=false", Tag{NoSniff: true}},
 		{"sniff=true", Tag{}},
+		{"transfer=inline", Tag{Transfer: []string{"inline"}}},
+		{"transfer=upload", Tag{Transfer: []string{"upload"}}},
+		{"transfer=inline|upload", Tag{Transfer: []string{"inline", "upload"}}},
+		{"transfer=upload|inline", Tag{Transfer: []string{"inline", "upload"}}},
+		{"transfer=upload,filename=name", Tag{Transfer: []string{"upload"}, Filename: "name"}},
 		{"accept=application/pdf|text/plain,maxSize=10MiB,maxFiles=5,filename=names,sniff=false",
 			Tag{Accept: []string{"application/pdf", "text/plain"}, MaxSize: 10 << 20, MaxFiles: 5, Filename: "names", NoSniff: true}},
 	}
@@ -51,8 +57,8 @@ func TestParseTagErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)`},
-		{"Accept=image/png", `unknown key "Accept" (want accept, filename, maxFiles, maxSize, minFiles, sniff)`},
+		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`},
+		{"Accept=image/png", `unknown key "Accept" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`},
 		{"accept", `item "accept" has no value (want key=value items separated by commas)`},
 		{"accept=", `empty value for key "accept"`},
 		{"accept=image/png,", `empty item in "accept=image/png," (want key=value items separated by commas)`},
@@ -126,6 +132,26 @@ func TestParseTagErrors(t *testing.T) {
 		{"sniff=no", `bad sniff "no" (want true or false)`},
 		{"sniff=False", `bad sniff "False" (want true or false)`},
 		{`filename=a"b`, `bad filename "a\"b" (want the json name of a string field)`},
+		{"transferModes=upload", `unknown key "transferModes" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`},
+		{"transfer=", `empty value for key "transfer"`},
+		{"transfer=inline,transfer=upload", `duplicate key "transfer"`},
+		{"transfer=Upload|inline", `bad transfer mode "Upload" in "Upload|inline" (want inline, upload, or inline|upload)`},
+		{"transfer=INLINE", `bad transfer mode "INLINE" (want inline, upload, or inline|upload)`},
+		{"transfer=download", `bad transfer mode "download" (want inline, upload, or inline|upload)`},
+		{"transfer=any", `bad transfer mode "any" (want inline, upload, or inline|upload)`},
+		{"transfer=inline/upload", `bad transfer mode "inline/upload" (want inline, upload, or inline|upload)`},
+		{"transfer=inline;upload", `bad transfer mode "inline;upload" (want inline, upload, or inline|upload)`},
+		{"transfer=inline|upload|https", `bad transfer mode "https" in "inline|upload|https" (want inline, upload, or inline|upload)`},
+		{"transfer=inline|inline", `duplicate transfer mode "inline" in "inline|inline" (want inline, upload, or inline|upload)`},
+		{"transfer=upload|inline|upload", `duplicate transfer mode "upload" in "upload|inline|upload" (want inline, upload, or inline|upload)`},
+		{"transfer=inline||upload", `empty transfer mode in "inline||upload" (want inline, upload, or inline|upload)`},
+		{"transfer=|upload", `empty transfer mode in "|upload" (want inline, upload, or inline|upload)`},
+		{"transfer=upload|", `empty transfer mode in "upload|" (want inline, upload, or inline|upload)`},
+		{"transfer=|", `empty transfer mode in "|" (want inline, upload, or inline|upload)`},
+		{"transfer=inline,upload", `item "upload" has no value (want key=value items separated by commas; transfer modes are separated by |, as in transfer=inline|upload)`},
+		{"transfer=upload,maxSize=1,inline", `item "inline" has no value (want key=value items separated by commas; transfer modes are separated by |, as in transfer=inline|upload)`},
+		{"upload,transfer=inline", `item "upload" has no value (want key=value items separated by commas)`},
+		{"transfer=inline| upload", `space in transfer value "inline| upload" (want inline, upload, or inline|upload; no spaces)`},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -136,14 +162,21 @@ func TestParseTagErrors(t *testing.T) {
 }
 
 func TestStringRoundTrip(t *testing.T) {
-	in := "accept=image/PNG,accept=.pdf,maxSize=5MiB,maxFiles=3,minFiles=1,filename=n,sniff=false"
-	tg, err := Parse(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "accept=image/png|.pdf,maxSize=5242880,maxFiles=3,minFiles=1,filename=n,sniff=false"
-	if got := tg.String(); got != want {
-		t.Errorf("Parse(%q).String() = %q, want %q", in, got, want)
+	for _, tt := range []struct{ in, want string }{
+		{"accept=image/PNG,accept=.pdf,maxSize=5MiB,maxFiles=3,minFiles=1,filename=n,sniff=false",
+			"accept=image/png|.pdf,maxSize=5242880,maxFiles=3,minFiles=1,filename=n,sniff=false"},
+		{"sniff=false,transfer=upload|inline,maxSize=1KiB,accept=text/plain",
+			"accept=text/plain,maxSize=1024,transfer=inline|upload,sniff=false"},
+		{"transfer=upload", "transfer=upload"},
+		{"transfer=inline", "transfer=inline"},
+	} {
+		tg, err := Parse(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.String(); got != tt.want {
+			t.Errorf("Parse(%q).String() = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -151,7 +184,8 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"", "accept=image/png|image/jpeg,maxSize=5MiB", "accept=.pdf,accept=text/*,maxFiles=3",
 		"filename=name,sniff=false", "maxSize=9007199254740991B", "maxSize=1GiB", "accept=*/*",
-		"maxsize=5", "accept=image/png,,", "sniff=true",
+		"maxsize=5", "accept=image/png,,", "sniff=true", "transfer=upload|inline", "transfer=inline,filename=n",
+		"transfer=Upload", "transfer=inline|inline",
 	} {
 		f.Add(s)
 	}
@@ -180,6 +214,10 @@ func FuzzParse(f *testing.F) {
 			if _, err := acceptEntry(a); err != nil {
 				t.Errorf("Parse(%q).Accept entry %q does not parse again: %v", s, a, err)
 			}
+		}
+		if len(tg.Transfer) > 0 && !slices.Equal(tg.Transfer, TransferModes) &&
+			!(len(tg.Transfer) == 1 && slices.Contains(TransferModes, tg.Transfer[0])) {
+			t.Errorf("Parse(%q).Transfer = %q, want inline, upload or both in that order", s, tg.Transfer)
 		}
 		// Round trip through the canonical form.
 		back, err := Parse(tg.String())

@@ -19,7 +19,7 @@ type WrongTypes struct {
 }
 
 type BadTags struct {
-	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff)`
+	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`
 	B      runtime.File   `mcpfile:"accept=imag/png"`    // want `unknown top-level type "imag" in "imag/png"`
 	C      runtime.File   `mcpfile:"maxFiles=2"`         // want "maxFiles on field C of type runtime.File: it limits the items of []runtime.File or []string fields only"
 	D      string         `mcpfile:"filename=n"`         // want "filename on field D of type string: only runtime.File fields carry a name"
@@ -32,6 +32,18 @@ type BadTags struct {
 	A2     int            `json:"count"` // want `fields Count and A2 of BadTags have the same json name "count": encoding/json decodes neither`
 	N      string         `json:"n"`
 	secret string
+}
+
+type BadTransfer struct {
+	S  string         `mcpfile:"transfer=upload"`            // want "transfer=upload on field S of type string: a string field keeps the file's data: URI itself, and an uploaded file has no data: URI (use runtime.File, *runtime.File or []runtime.File, or transfer=inline)"
+	P  *string        `mcpfile:"transfer=upload|inline"`     // want "transfer=inline|upload on field P of type *string: a string field keeps"
+	L  []string       `mcpfile:"maxFiles=2,transfer=upload"` // want "transfer=upload on field L of type []string: a string field keeps"
+	I  string         `mcpfile:"transfer=inline"`
+	B  runtime.File   `mcpfile:"transfer=Upload"`        // want `bad transfer mode "Upload" (want inline, upload, or inline|upload)`
+	D  []runtime.File `mcpfile:"transfer=inline|inline"` // want `duplicate transfer mode "inline" in "inline|inline" (want inline, upload, or inline|upload)`
+	E  runtime.File   `mcpfile:"transfer="`              // want `empty value for key "transfer"`
+	Up runtime.File   `mcpfile:"transfer=upload,filename=n"`
+	N  string         `json:"n"`
 }
 
 type Skipped struct {

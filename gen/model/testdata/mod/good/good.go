@@ -49,3 +49,15 @@ type (
 		F runtime.File `mcpfile:""`
 	}
 )
+
+// Transfer has a field of each kind with transfer modes.
+type Transfer struct {
+	Inline     runtime.File   `json:"inline" mcpfile:"transfer=inline"`
+	Upload     runtime.File   `json:"upload" mcpfile:"accept=application/pdf,transfer=upload,filename=upload_name"`
+	UploadName string         `json:"upload_name,omitempty"`
+	Both       *runtime.File  `json:"both,omitempty" mcpfile:"transfer=inline|upload"`
+	Swapped    []runtime.File `json:"swapped" mcpfile:"maxFiles=3,transfer=upload|inline"`
+	Any        runtime.File   `json:"any" mcpfile:""`
+	URI        string         `json:"uri" mcpfile:"transfer=inline"`
+	URIs       []string       `json:"uris" mcpfile:"transfer=inline"`
+}

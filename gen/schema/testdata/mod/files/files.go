@@ -48,3 +48,14 @@ type Meta struct {
 	// Notes on it, <b>bold</b> & plain, escaped for HTML as encoding/json does.
 	Notes string `json:"notes,omitempty"`
 }
+
+// AnalyzeDocument is SEP-2631's analyze_document tool.
+type AnalyzeDocument struct {
+	Document runtime.File `json:"document" jsonschema:"The document to analyze." mcpfile:"accept=application/pdf,maxSize=10MiB,transfer=upload|inline"`
+}
+
+// CompareDocuments is SEP-2631's compare_documents tool, with the
+// transfer modes on the array's items.
+type CompareDocuments struct {
+	Documents []runtime.File `json:"documents" mcpfile:"accept=application/pdf|text/plain,maxSize=10MiB,minFiles=2,transfer=upload"`
+}
