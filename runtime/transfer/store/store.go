@@ -132,7 +132,10 @@ type SignedRequest struct {
 
 // A Usager is a Store that can tell how many bytes of unexpired objects an
 // owner has: what the transfer layer holds against its per-owner quota.
-// Stores that cannot answer cheaply leave it out, and have no quota.
+// The count may include the declared sizes of the owner's open writers, so
+// that concurrent uploads of one owner see each other (diskstore and
+// memstore do). Stores that cannot answer cheaply leave it out, and have no
+// quota.
 type Usager interface {
 	Usage(ctx context.Context, owner string, now time.Time) (int64, error)
 }

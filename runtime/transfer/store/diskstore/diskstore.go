@@ -36,6 +36,33 @@
 // [Store.Sweep] deletes expired objects, and temporary files not written to
 // for [Options.TempGrace]: the leftovers of a crash or of a writer never
 // committed or aborted. Run it periodically with [store.RunSweeper].
+//
+// # Usage
+//
+// A Store is a [store.Usager]: [Store.Usage] answers from an index in
+// memory, without touching the disk, so the transfer layer can ask on every
+// upload. [New] builds the index by reading the metadata of every committed
+// object, so a restarted process counts what the last one left. Commit,
+// Delete and Sweep keep it up to date. It takes about 150 bytes of memory
+// per object, and a call costs the same however many objects there are
+// (plus a step for each expired object not yet swept).
+//
+// Usage counts, for one owner, the bytes of the committed objects that
+// [Store.Stat] would return at the given time (unexpired and readable),
+// plus the declared sizes of the owner's open writers: a writer is counted
+// from Create until it commits (then as its object, never twice), aborts,
+// fails, or its temporary file is swept. Counting writers closes, within
+// one process, the race of concurrent uploads by one owner that each check
+// usage + size against the quota before Create: the second sees the first.
+//
+// The index is per process, and so is a quota kept with it. Processes
+// sharing the directory do not see each other's open writers, and see each
+// other's commits and deletes only at their next Sweep, which reconciles the
+// index with the disk (it reads every object's metadata anyway). So N
+// replicas, each holding an owner to the same quota, can let the owner reach
+// up to N times it between sweeps. An object deleted through an ID that
+// differs only in case, on a case-insensitive file system, likewise counts
+// until the next Sweep.
 package diskstore
 
 import (
@@ -52,6 +79,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
@@ -71,15 +99,27 @@ type Options struct {
 	TempGrace time.Duration
 }
 
-// Store is a [store.Store] in a directory. It is safe for concurrent use,
-// also by several processes sharing the directory. Make one with [New].
+// Store is a [store.Store] and a [store.Usager] in a directory. It is safe
+// for concurrent use, also by several processes sharing the directory
+// (though [Store.Usage] is then per process; see the package doc). Make one
+// with [New].
 type Store struct {
 	objects, tmp string
 	now          func() time.Time
 	grace        time.Duration
+
+	index *index
+	// locks serialize, per ID, a change on disk with the index's record of
+	// it, so that the index never counts an object deleted or fails to
+	// count one committed. IDs that differ only in case share a lock, as
+	// they may share a file.
+	locks [64]sync.Mutex
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Usager = (*Store)(nil)
+)
 
 const (
 	magic      = "MCPFILE1"
@@ -88,8 +128,10 @@ const (
 )
 
 // New returns a Store in dir, creating dir, dir/tmp and dir/objects as
-// needed, and reading nothing: objects committed earlier in dir, by this
-// process or another, are there. A nil o means the zero Options.
+// needed. Objects committed earlier in dir, by this process or another, are
+// there: New reads the metadata of each to count it in [Store.Usage], which
+// takes one small read per object. Files in objects/ that it cannot read as
+// objects are not counted. A nil o means the zero Options.
 func New(dir string, o *Options) (*Store, error) {
 	if o == nil {
 		o = &Options{}
@@ -99,6 +141,7 @@ func New(dir string, o *Options) (*Store, error) {
 		tmp:     filepath.Join(dir, "tmp"),
 		now:     o.Now,
 		grace:   o.TempGrace,
+		index:   newIndex(),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -111,7 +154,54 @@ func New(dir string, o *Options) (*Store, error) {
 			return nil, fmt.Errorf("diskstore: %w", err)
 		}
 	}
+	err := eachEntry(context.Background(), s.objects, func(e fs.DirEntry) error {
+		id := e.Name()
+		if store.ValidID(id) != nil {
+			return nil
+		}
+		if m, err := s.readObject(id); err == nil {
+			s.index.add(id, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// readObject reads the metadata of the committed object id, expired or not.
+func (s *Store) readObject(id string) (store.Meta, error) {
+	f, err := os.Open(s.path(id))
+	if err != nil {
+		return store.Meta{}, err
+	}
+	defer f.Close()
+	return readMeta(f, id)
+}
+
+// lock returns the lock of id.
+func (s *Store) lock(id string) *sync.Mutex {
+	h := uint32(2166136261) // FNV-1a of id in lower case
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return &s.locks[h%uint32(len(s.locks))]
+}
+
+// Usage implements [store.Usager]: the bytes of owner's committed objects
+// unexpired at now, and the declared sizes of its open writers in this
+// process. It reads only memory; see the package doc for what it counts when
+// processes share the directory.
+func (s *Store) Usage(ctx context.Context, owner string, now time.Time) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.index.usage(owner, now), nil
 }
 
 func check(ctx context.Context, id string) error {
@@ -134,7 +224,8 @@ type record struct {
 
 // Create implements [store.Store.Create]. It fails with [store.ErrExists]
 // at once when id is committed, so a replayed upload is refused before its
-// bytes are read.
+// bytes are read. The writer counts m.Size in [Store.Usage] of m.Owner until
+// it commits, aborts or fails.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
 	if err := check(ctx, id); err != nil {
 		return nil, err
@@ -155,7 +246,9 @@ func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writ
 	if err != nil {
 		return nil, fmt.Errorf("diskstore: %w", err)
 	}
-	return &writer{s: s, id: id, meta: m, f: f, h: sha256.New()}, nil
+	w := &writer{s: s, id: id, meta: m, f: f, name: filepath.Base(f.Name()), h: sha256.New()}
+	s.index.reserve(w.name, m.Owner, m.Size)
+	return w, nil
 }
 
 func encodeMeta(id string, m store.Meta) ([]byte, error) {
@@ -219,12 +312,19 @@ func (s *Store) open(ctx context.Context, id string) (*os.File, store.Meta, erro
 	return f, m, nil
 }
 
+// A corruptError reports a file in objects/ that is not an object.
+type corruptError struct{ id, why string }
+
+func (e *corruptError) Error() string {
+	return fmt.Sprintf("diskstore: object %q is corrupt: %s", e.id, e.why)
+}
+
 // readMeta reads the metadata at the end of the object file f, which must
 // be the object id. An object that does not match is reported as corrupt,
 // or, when it records another ID (a case-insensitive alias), as not found.
 func readMeta(f *os.File, id string) (store.Meta, error) {
 	corrupt := func(why string) (store.Meta, error) {
-		return store.Meta{}, fmt.Errorf("diskstore: object %q is corrupt: %s", id, why)
+		return store.Meta{}, &corruptError{id, why}
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -276,9 +376,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := check(ctx, id); err != nil {
 		return err
 	}
+	mu := s.lock(id)
+	mu.Lock()
+	defer mu.Unlock()
 	if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("diskstore: %w", err)
 	}
+	s.index.remove(id)
 	return nil
 }
 
@@ -286,17 +390,22 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // now and the temporary files last written more than TempGrace before now,
 // and counts both. Names in objects/ that are not IDs are left alone. It
 // goes on past an object it cannot read, and returns the errors joined.
+//
+// Sweep also reconciles the index of [Store.Usage] with the disk: it counts
+// the objects it reads that the index lacks (committed by another process)
+// and stops counting those it no longer finds (deleted by another).
 func (s *Store) Sweep(ctx context.Context, now time.Time) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	var errs []error
 	n := 0
+	epoch := s.index.beginSweep()
 	err := eachEntry(ctx, s.objects, func(e fs.DirEntry) error {
 		if store.ValidID(e.Name()) != nil {
 			return nil
 		}
-		deleted, err := s.sweepObject(e.Name(), now)
+		deleted, err := s.sweepObject(e.Name(), now, epoch)
 		if deleted {
 			n++
 		}
@@ -307,6 +416,14 @@ func (s *Store) Sweep(ctx context.Context, now time.Time) (int, error) {
 	})
 	if err != nil {
 		return n, err
+	}
+	// The index counts objects the listing did not show: committed since
+	// it passed their names, or gone. Check each against the disk.
+	for _, id := range s.index.unseen(epoch) {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		s.forgetIfGone(id)
 	}
 	err = eachEntry(ctx, s.tmp, func(e fs.DirEntry) error {
 		fi, err := e.Info()
@@ -322,6 +439,7 @@ func (s *Store) Sweep(ctx context.Context, now time.Time) (int, error) {
 		}
 		switch err := os.Remove(filepath.Join(s.tmp, e.Name())); {
 		case err == nil:
+			s.index.release(e.Name())
 			n++
 		case !errors.Is(err, fs.ErrNotExist):
 			errs = append(errs, err)
@@ -337,11 +455,16 @@ func (s *Store) Sweep(ctx context.Context, now time.Time) (int, error) {
 	return n, nil
 }
 
-// sweepObject deletes the object id if it has expired at now.
-func (s *Store) sweepObject(id string, now time.Time) (deleted bool, err error) {
+// sweepObject deletes the object id if it has expired at now, and brings
+// the index's record of id in line with the disk for the Sweep of epoch.
+func (s *Store) sweepObject(id string, now time.Time, epoch uint64) (deleted bool, err error) {
+	mu := s.lock(id)
+	mu.Lock()
+	defer mu.Unlock()
 	p := s.path(id)
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		s.index.remove(id)
 		return false, nil
 	}
 	if err != nil {
@@ -350,10 +473,18 @@ func (s *Store) sweepObject(id string, now time.Time) (deleted bool, err error) 
 	defer f.Close()
 	m, err := readMeta(f, id)
 	if errors.Is(err, store.ErrNotFound) {
+		s.index.remove(id)
 		return false, nil // an alias on a case-insensitive file system
 	}
-	if err != nil || !m.Expired(now) {
+	if errors.As(err, new(*corruptError)) {
+		s.index.remove(id) // not an object Stat would return
+	}
+	if err != nil {
 		return false, err
+	}
+	if !m.Expired(now) {
+		s.index.found(id, m, epoch)
+		return false, nil
 	}
 	// Remove the file read, not one committed under the same ID since.
 	fi, err := f.Stat()
@@ -365,11 +496,23 @@ func (s *Store) sweepObject(id string, now time.Time) (deleted bool, err error) 
 	}
 	if err := os.Remove(p); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			s.index.remove(id)
 			return false, nil
 		}
 		return false, err
 	}
+	s.index.remove(id)
 	return true, nil
+}
+
+// forgetIfGone stops counting the object id if there is no file for it.
+func (s *Store) forgetIfGone(id string) {
+	mu := s.lock(id)
+	mu.Lock()
+	defer mu.Unlock()
+	if _, err := os.Lstat(s.path(id)); errors.Is(err, fs.ErrNotExist) {
+		s.index.remove(id)
+	}
 }
 
 // eachEntry calls fn for each entry of dir, reading the directory in
@@ -411,6 +554,7 @@ type writer struct {
 	id      string
 	meta    store.Meta
 	f       *os.File // nil once the writer is spent
+	name    string   // of f in tmp/, which keys its reservation in the index
 	h       hash.Hash
 	written int64
 	err     error // why the writer is spent
@@ -442,6 +586,7 @@ func (w *writer) discard(err error) {
 	}
 	w.f.Close()
 	os.Remove(w.f.Name())
+	w.s.index.release(w.name) // does nothing once committed
 	w.f = nil
 	w.err = err
 }
@@ -491,6 +636,9 @@ func (w *writer) commit(ctx context.Context) error {
 		return err
 	}
 	dst := w.s.path(w.id)
+	mu := w.s.lock(w.id)
+	mu.Lock()
+	defer mu.Unlock()
 	if err := os.Link(w.f.Name(), dst); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return store.ErrExists
@@ -502,6 +650,7 @@ func (w *writer) commit(ctx context.Context) error {
 		os.Remove(dst)
 		return fmt.Errorf("diskstore: %w", err)
 	}
+	w.s.index.commit(w.name, w.id, m)
 	return nil
 }
 

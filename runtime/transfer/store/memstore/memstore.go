@@ -24,13 +24,14 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Store is an in-memory [store.Store], safe for concurrent use. Make one
-// with [New].
+// Store is an in-memory [store.Store] and [store.Usager], safe for
+// concurrent use. Make one with [New].
 type Store struct {
 	now func() time.Time
 
-	mu      sync.Mutex
-	objects map[string]*object
+	mu       sync.Mutex
+	objects  map[string]*object
+	reserved map[string]int64 // declared sizes of open writers, by owner
 }
 
 type object struct {
@@ -38,11 +39,14 @@ type object struct {
 	data []byte // never modified after commit
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Usager = (*Store)(nil)
+)
 
 // New returns an empty Store. A nil o means the zero Options.
 func New(o *Options) *Store {
-	s := &Store{now: time.Now, objects: make(map[string]*object)}
+	s := &Store{now: time.Now, objects: make(map[string]*object), reserved: make(map[string]int64)}
 	if o != nil && o.Now != nil {
 		s.now = o.Now
 	}
@@ -56,7 +60,9 @@ func check(ctx context.Context, id string) error {
 	return ctx.Err()
 }
 
-// Create implements [store.Store.Create].
+// Create implements [store.Store.Create]. The writer counts m.Size in
+// [Store.Usage] of m.Owner until it commits, aborts or fails; a writer that
+// is dropped without Abort counts for the life of the Store.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
 	if err := check(ctx, id); err != nil {
 		return nil, err
@@ -65,12 +71,30 @@ func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writ
 		return nil, fmt.Errorf("memstore: negative size %d", m.Size)
 	}
 	s.mu.Lock()
-	_, taken := s.objects[id]
-	s.mu.Unlock()
-	if taken {
+	defer s.mu.Unlock()
+	if _, taken := s.objects[id]; taken {
 		return nil, store.ErrExists
 	}
-	return &writer{s: s, id: id, meta: m, h: sha256.New()}, nil
+	s.reserved[m.Owner] += m.Size
+	return &writer{s: s, id: id, meta: m, h: sha256.New(), reserved: true}, nil
+}
+
+// Usage implements [store.Usager]: the bytes of owner's committed objects
+// unexpired at now, and the declared sizes of its open writers. It looks at
+// every object.
+func (s *Store) Usage(ctx context.Context, owner string, now time.Time) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.reserved[owner]
+	for _, o := range s.objects {
+		if o.meta.Owner == owner && !o.meta.Expired(now) {
+			n += o.meta.Size
+		}
+	}
+	return n, nil
 }
 
 // Stat implements [store.Store.Stat].
@@ -138,12 +162,13 @@ type reader struct{ *bytes.Reader }
 func (reader) Close() error { return nil }
 
 type writer struct {
-	s    *Store
-	id   string
-	meta store.Meta
-	h    hash.Hash
-	buf  []byte
-	err  error // set once the writer is spent
+	s        *Store
+	id       string
+	meta     store.Meta
+	h        hash.Hash
+	buf      []byte
+	err      error // set once the writer is spent
+	reserved bool  // meta.Size is counted in s.reserved
 }
 
 func (w *writer) Write(p []byte) (int, error) {
@@ -162,6 +187,20 @@ func (w *writer) Write(p []byte) (int, error) {
 func (w *writer) fail(err error) {
 	w.err = err
 	w.buf = nil
+	w.s.mu.Lock()
+	w.unreserve()
+	w.s.mu.Unlock()
+}
+
+// unreserve stops counting the writer in s.reserved. The caller holds s.mu.
+func (w *writer) unreserve() {
+	if !w.reserved {
+		return
+	}
+	w.reserved = false
+	if w.s.reserved[w.meta.Owner] -= w.meta.Size; w.s.reserved[w.meta.Owner] == 0 {
+		delete(w.s.reserved, w.meta.Owner)
+	}
 }
 
 func (w *writer) Commit(ctx context.Context) error {
@@ -195,6 +234,7 @@ func (w *writer) commit(ctx context.Context) error {
 		return store.ErrExists
 	}
 	w.s.objects[w.id] = &object{meta: m, data: w.buf}
+	w.unreserve() // counted now as the object
 	return nil
 }
 

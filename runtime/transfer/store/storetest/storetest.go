@@ -2,6 +2,11 @@
 // backend's tests call [Run], so that memory, disk and object-store
 // backends keep the same promises. It is for implementers of a Store, not
 // for servers.
+//
+// A Store that is also a [store.Usager] is held to its promises too; the
+// Usage subtests skip a Store that is not. A Usager may count the declared
+// sizes of open writers (reservations) or not; the suite finds out which
+// from the first writer, and holds the Store to it throughout.
 package storetest
 
 import (
@@ -61,6 +66,10 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.S
 		{"Expiry", testExpiry},
 		{"Delete", testDelete},
 		{"Canceled", testCanceled},
+		{"Usage", testUsage},
+		{"UsageExpiry", testUsageExpiry},
+		{"UsageWriters", testUsageWriters},
+		{"UsageConcurrent", testUsageConcurrent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &clock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
@@ -622,4 +631,321 @@ func testCanceled(t *testing.T, s store.Store, c *clock) {
 		t.Errorf("after canceled calls, read %q, want %q", got, body)
 	}
 	free(t, s, "ctx")
+}
+
+// usager returns s as a Usager, or skips the test.
+func usager(t *testing.T, s store.Store) store.Usager {
+	t.Helper()
+	u, ok := s.(store.Usager)
+	if !ok {
+		t.Skipf("%T does not implement store.Usager", s)
+	}
+	return u
+}
+
+// wantUsage checks the usage of owner at now.
+func wantUsage(t *testing.T, u store.Usager, owner string, now time.Time, want int64) {
+	t.Helper()
+	if got, err := u.Usage(context.Background(), owner, now); got != want || err != nil {
+		t.Errorf("Usage(%q, %v) = %d, %v, want %d, nil", owner, now.Format(time.TimeOnly), got, err, want)
+	}
+}
+
+// owned returns the Meta of body owned by owner.
+func owned(body []byte, owner string) store.Meta {
+	m := meta(body)
+	m.Owner = owner
+	return m
+}
+
+// bytesOf returns n bytes.
+func bytesOf(n int) []byte { return bytes.Repeat([]byte("u"), n) }
+
+func testUsage(t *testing.T, s store.Store, c *clock) {
+	u := usager(t, s)
+	ctx := context.Background()
+	now := c.Now()
+	for _, owner := range []string{"alice", "", "nobody"} {
+		wantUsage(t, u, owner, now, 0)
+	}
+
+	put(t, s, "a1", bytesOf(10), owned(bytesOf(10), "alice"))
+	wantUsage(t, u, "alice", now, 10)
+	put(t, s, "a2", bytesOf(5), owned(bytesOf(5), "alice"))
+	put(t, s, "a0", nil, owned(nil, "alice"))
+	wantUsage(t, u, "alice", now, 15)
+	put(t, s, "b1", bytesOf(7), owned(bytesOf(7), "bob"))
+	put(t, s, "n1", bytesOf(3), owned(bytesOf(3), ""))
+	wantUsage(t, u, "alice", now, 15)
+	wantUsage(t, u, "bob", now, 7)
+	wantUsage(t, u, "", now, 3)
+	wantUsage(t, u, "Alice", now, 0) // owners are compared exactly
+	wantUsage(t, u, "nobody", now, 0)
+
+	// Rejected uploads count nothing.
+	m := owned(bytesOf(20), "alice")
+	m.SHA256 = sha256.Sum256([]byte("something else"))
+	if err := tryPut(s, "a3", bytesOf(20), m); !errors.Is(err, store.ErrDigest) {
+		t.Errorf("Commit with a wrong digest: %v, want ErrDigest", err)
+	}
+	if err := tryPut(s, "a1", bytesOf(20), owned(bytesOf(20), "alice")); !errors.Is(err, store.ErrExists) {
+		t.Errorf("replay: %v, want ErrExists", err)
+	}
+	if err := tryPut(s, "a1", bytesOf(20), owned(bytesOf(20), "bob")); !errors.Is(err, store.ErrExists) {
+		t.Errorf("replay: %v, want ErrExists", err)
+	}
+	wantUsage(t, u, "alice", now, 15)
+	wantUsage(t, u, "bob", now, 7)
+
+	for i := range 2 {
+		if err := s.Delete(ctx, "a2"); err != nil {
+			t.Fatalf("Delete #%d: %v", i+1, err)
+		}
+		wantUsage(t, u, "alice", now, 10)
+	}
+	if err := s.Delete(ctx, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "", now, 0)
+	wantUsage(t, u, "bob", now, 7)
+	// A deleted ID can be committed again, by another owner.
+	put(t, s, "a2", bytesOf(4), owned(bytesOf(4), "bob"))
+	wantUsage(t, u, "alice", now, 10)
+	wantUsage(t, u, "bob", now, 11)
+
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := u.Usage(canceled, "alice", now); !errors.Is(err, context.Canceled) {
+		t.Errorf("Usage with a canceled context: %v, want context.Canceled", err)
+	}
+}
+
+// testUsageExpiry checks that Usage counts at the time it is given, in any
+// order, and that expired objects count nothing whether swept or not.
+func testUsageExpiry(t *testing.T, s store.Store, c *clock) {
+	u := usager(t, s)
+	ctx := context.Background()
+	t0 := c.Now()
+	for i, ttl := range []time.Duration{time.Hour, 2 * time.Hour, 3 * time.Hour, time.Hour, 0} {
+		m := owned(bytesOf(1<<i), "alice")
+		if ttl > 0 {
+			m.Expires = t0.Add(ttl)
+		}
+		put(t, s, fmt.Sprintf("e%d", i), bytesOf(1<<i), m)
+	}
+	put(t, s, "bob", bytesOf(100), owned(bytesOf(100), "bob"))
+	// 1+8 expire at 1h, 2 at 2h, 4 at 3h; 16 never.
+	for _, tc := range []struct {
+		at   time.Duration
+		want int64
+	}{
+		{0, 31}, {time.Hour - 1, 31}, {time.Hour, 22}, {3 * time.Hour, 16},
+		{1000 * time.Hour, 16}, {2*time.Hour - 1, 22}, {2 * time.Hour, 20}, {-time.Hour, 31},
+	} {
+		wantUsage(t, u, "alice", t0.Add(tc.at), tc.want)
+	}
+	wantUsage(t, u, "bob", t0.Add(1000*time.Hour), 100)
+
+	c.advance(time.Hour)
+	if n, err := s.Sweep(ctx, c.Now()); n != 2 || err != nil {
+		t.Fatalf("Sweep = %d, %v, want 2, nil", n, err)
+	}
+	// Swept objects are gone at every time, not just expired.
+	wantUsage(t, u, "alice", t0, 22)
+	wantUsage(t, u, "alice", c.Now(), 22)
+	wantUsage(t, u, "alice", t0.Add(2*time.Hour), 20)
+	// An expired object that has not been swept counts nothing.
+	c.advance(2 * time.Hour)
+	wantUsage(t, u, "alice", c.Now(), 16)
+	if err := s.Delete(ctx, "e2"); err != nil { // expired, unswept
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "alice", t0, 18)
+	wantUsage(t, u, "alice", c.Now(), 16)
+	if n, err := s.Sweep(ctx, c.Now()); n != 1 || err != nil {
+		t.Fatalf("Sweep = %d, %v, want 1, nil", n, err)
+	}
+	wantUsage(t, u, "alice", t0, 16)
+	wantUsage(t, u, "bob", t0, 100)
+}
+
+// testUsageWriters checks what open and rejected writers count: the
+// declared size from Create to the end of the writer (a reservation), or
+// nothing, as the store chooses; never more, and never after it ends.
+func testUsageWriters(t *testing.T, s store.Store, c *clock) {
+	u := usager(t, s)
+	ctx := context.Background()
+	now := c.Now()
+	usage := func(owner string) int64 {
+		t.Helper()
+		n, err := u.Usage(ctx, owner, now)
+		if err != nil {
+			t.Fatalf("Usage(%q): %v", owner, err)
+		}
+		return n
+	}
+	put(t, s, "base", bytesOf(1), owned(bytesOf(1), "alice"))
+
+	w, err := s.Create(ctx, "w1", owned(bytesOf(50), "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	reserves := false
+	switch got := usage("alice"); got {
+	case 1:
+		t.Logf("%T does not count open writers", s)
+	case 51:
+		reserves = true
+		t.Logf("%T counts open writers", s)
+	default:
+		t.Fatalf("with a 50-byte writer open, Usage = %d, want 1 (no reservations) or 51", got)
+	}
+	// open returns what open writers of n bytes in all count.
+	open := func(n int64) int64 {
+		if reserves {
+			return n
+		}
+		return 0
+	}
+	wantUsage(t, u, "bob", now, 0)
+	if _, err := w.Write(bytesOf(20)); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "alice", now, 1+open(50))
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "alice", now, 1)
+
+	// A writer that commits counts once: as its reservation, then its object.
+	w, err = s.Create(ctx, "w2", owned(bytesOf(50), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	wantUsage(t, u, "", now, open(50))
+	if _, err := w.Write(bytesOf(50)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "", now, 50)
+	w.Abort()
+	wantUsage(t, u, "", now, 50)
+
+	// Writers that fail stop counting.
+	for name, fail := range map[string]func(w store.Writer) error{
+		"too large": func(w store.Writer) error { _, err := w.Write(bytesOf(51)); return err },
+		"short":     func(w store.Writer) error { w.Write(bytesOf(49)); return w.Commit(ctx) },
+		"canceled": func(w store.Writer) error {
+			canceled, cancel := context.WithCancel(ctx)
+			cancel()
+			w.Write(bytesOf(50))
+			return w.Commit(canceled)
+		},
+	} {
+		w, err := s.Create(ctx, "w3", owned(bytesOf(50), "alice"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, u, "alice", now, 1+open(50))
+		if err := fail(w); err == nil {
+			t.Fatalf("%s: writer did not fail", name)
+		}
+		if got := usage("alice"); got != 1 {
+			t.Errorf("after a writer failed (%s), Usage = %d, want 1", name, got)
+		}
+		w.Abort()
+	}
+
+	// A writer that loses the race to the ID counts nothing after.
+	w, err = s.Create(ctx, "w4", owned(bytesOf(30), "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	put(t, s, "w4", bytesOf(60), owned(bytesOf(60), "alice"))
+	wantUsage(t, u, "alice", now, 61+open(30))
+	w.Write(bytesOf(30))
+	if err := w.Commit(ctx); !errors.Is(err, store.ErrExists) {
+		t.Errorf("losing Commit: %v, want ErrExists", err)
+	}
+	wantUsage(t, u, "alice", now, 61)
+
+	// Writers of one owner add up, and end independently.
+	ws := make([]store.Writer, 3)
+	for i := range ws {
+		ws[i], err = s.Create(ctx, fmt.Sprintf("w5-%d", i), owned(bytesOf(10), "carol"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws[i].Abort()
+	}
+	wantUsage(t, u, "carol", now, open(30))
+	ws[1].Abort()
+	wantUsage(t, u, "carol", now, open(20))
+	ws[0].Write(bytesOf(10))
+	if err := ws[0].Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "carol", now, 10+open(10))
+	ws[2].Abort()
+	wantUsage(t, u, "carol", now, 10)
+}
+
+// testUsageConcurrent commits, deletes and fails writes of one owner from
+// many goroutines while others read its usage, and checks the total after.
+func testUsageConcurrent(t *testing.T, s store.Store, c *clock) {
+	u := usager(t, s)
+	ctx := context.Background()
+	const n = 16
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if got, err := u.Usage(ctx, "dave", c.Now()); got < 0 || err != nil {
+					t.Errorf("Usage during writes = %d, %v", got, err)
+					return
+				}
+			}
+		})
+	}
+	var writers sync.WaitGroup
+	for i := range n {
+		writers.Go(func() {
+			body := bytesOf(i + 1)
+			for j := range 3 {
+				id := fmt.Sprintf("c%d-%d", i, j)
+				if err := tryPut(s, id, body, owned(body, "dave")); err != nil {
+					t.Errorf("put %s: %v", id, err)
+				}
+			}
+			if err := s.Delete(ctx, fmt.Sprintf("c%d-0", i)); err != nil {
+				t.Error(err)
+			}
+			m := owned(body, "dave")
+			m.Size++
+			if err := tryPut(s, fmt.Sprintf("c%d-short", i), body, m); !errors.Is(err, store.ErrIncomplete) {
+				t.Errorf("short put: %v, want ErrIncomplete", err)
+			}
+			// All but one of these lose.
+			tryPut(s, "contended", body, owned(body, "dave"))
+		})
+	}
+	writers.Wait()
+	close(done)
+	wg.Wait()
+	m, err := s.Stat(ctx, "contended")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, u, "dave", c.Now(), 2*n*(n+1)/2+m.Size)
 }
