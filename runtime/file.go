@@ -86,6 +86,7 @@ type extFile struct {
 
 func init() {
 	hook.NewRef = func(uri string) any { return File{content: &fileContent{ref: &uri}} }
+	hook.IsRef = func(f any) bool { c := f.(File).content; return c != nil && c.ref != nil }
 }
 
 // NewFile returns a File of mediaType whose bytes are data, held in memory

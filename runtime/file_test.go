@@ -139,8 +139,8 @@ func TestFileFormatEscapes(t *testing.T) {
 func secretForms() []string {
 	forms := []string{secret, b64(secret)}
 	for _, verb := range fmtVerbs {
-		if verb == "%p" || verb == "%T" {
-			continue // an address and a type name
+		if verb == "%p" || verb == "%#p" || verb == "%T" {
+			continue // an address (of the slice, not its bytes) and a type name
 		}
 		form := strings.Trim(fmt.Sprintf(verb, []byte(secret)), "[]{}")
 		form = strings.TrimPrefix(form, "]byte{") // %#v: []byte{0x54, …}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
@@ -248,8 +249,8 @@ func decodeItems[T runtime.File | string](f *fileField, val []byte, field *[]T, 
 }
 
 // name copies t's filename into its file's Name, sanitized, when both are
-// there; a file that is absent (a File without a media type, a nil pointer)
-// gets no name.
+// there; a file that is absent (a File without a media type that refers to
+// no uploaded file, a nil pointer) gets no name.
 func (t Target) name() error {
 	switch n := t.names.(type) {
 	case *string:
@@ -258,7 +259,7 @@ func (t Target) name() error {
 		}
 		switch p := t.field.(type) {
 		case *runtime.File:
-			if p.MediaType != "" {
+			if p.MediaType != "" || hook.IsRef(*p) {
 				p.Name = runtime.SanitizeName(*n)
 			}
 			return nil

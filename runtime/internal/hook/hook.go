@@ -151,3 +151,7 @@ func Schemas(s *mcp.Server) []*descriptor.Schema {
 // to be resolved before a handler sees it. Package runtime sets it when it
 // is initialised; package mcpfileimpl's decoder calls it.
 var NewRef func(uri string) any
+
+// IsRef reports whether f, a runtime.File, refers to a file URI that is
+// not resolved yet. Package runtime sets it with NewRef.
+var IsRef func(f any) bool

@@ -181,6 +181,57 @@ func (t *DocsArgs) UnmarshalJSON(b []byte) error {
 	return mcpfileObjectDocsArgs.Unmarshal(b, (*DocsArgs)(t), mcpfileimpl.IntoNamed(&t.Docs, &t.Names))
 }
 
+// If this fails to compile, DocumentArgs changed since mcpfilegen ran: run go generate.
+var _ DocumentArgs = mcpfileStructDocumentArgs_changed_run_go_generate{}
+
+type mcpfileStructDocumentArgs_changed_run_go_generate = struct {
+	Document runtime.File `json:"document" mcpfile:"accept=application/pdf|text/plain,maxSize=1GiB,transfer=upload,filename=title"`
+	Title    string       `json:"title,omitempty"`
+}
+
+// MCPSchema returns the JSON Schema of DocumentArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (DocumentArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaDocumentArgs)
+}
+
+const mcpfileSchemaDocumentArgs = `{
+  "properties": {
+    "document": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "application/pdf",
+          "text/plain"
+        ],
+        "maxSize": 1073741824,
+        "transferModes": [
+          "upload"
+        ]
+      }
+    },
+    "title": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "document"
+  ],
+  "description": "DocumentArgs are the arguments of a tool that takes a document of up to 1 GiB, uploaded out of band only (SEP-2631), with its file name."
+}`
+
+var mcpfileObjectDocumentArgs = mcpfileimpl.NewObject(mcpfileSchemaDocumentArgs, []string{"document", "title"}, []string{"document"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *DocumentArgs) UnmarshalJSON(b []byte) error {
+	type DocumentArgs mcpfileStructDocumentArgs_changed_run_go_generate
+	return mcpfileObjectDocumentArgs.Unmarshal(b, (*DocumentArgs)(t), mcpfileimpl.IntoNamed(&t.Document, &t.Title))
+}
+
 // If this fails to compile, ImageArgs changed since mcpfilegen ran: run go generate.
 var _ ImageArgs = mcpfileStructImageArgs_changed_run_go_generate{}
 
@@ -368,4 +419,52 @@ var mcpfileObjectPhotoForm = mcpfileimpl.NewObject(mcpfileSchemaPhotoForm, []str
 func (t *PhotoForm) UnmarshalJSON(b []byte) error {
 	type PhotoForm mcpfileStructPhotoForm_changed_run_go_generate
 	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), mcpfileimpl.Into(&t.Photo))
+}
+
+// If this fails to compile, ScanForm changed since mcpfilegen ran: run go generate.
+var _ ScanForm = mcpfileStructScanForm_changed_run_go_generate{}
+
+type mcpfileStructScanForm_changed_run_go_generate = struct {
+	Scan runtime.File `json:"scan" jsonschema:"Scanned page" mcpfile:"accept=image/png,maxSize=64KiB,transfer=inline|upload"`
+}
+
+// MCPSchema returns the JSON Schema of ScanForm, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (ScanForm) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaScanForm)
+}
+
+const mcpfileSchemaScanForm = `{
+  "properties": {
+    "scan": {
+      "type": "string",
+      "format": "uri",
+      "description": "Scanned page",
+      "x-mcp-file": {
+        "accept": [
+          "image/png"
+        ],
+        "maxSize": 65536,
+        "transferModes": [
+          "inline",
+          "upload"
+        ]
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "scan"
+  ],
+  "description": "ScanForm is an elicitation form with one scanned page, inline or uploaded."
+}`
+
+var mcpfileObjectScanForm = mcpfileimpl.NewObject(mcpfileSchemaScanForm, []string{"scan"}, []string{"scan"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *ScanForm) UnmarshalJSON(b []byte) error {
+	type ScanForm mcpfileStructScanForm_changed_run_go_generate
+	return mcpfileObjectScanForm.Unmarshal(b, (*ScanForm)(t), mcpfileimpl.Into(&t.Scan))
 }

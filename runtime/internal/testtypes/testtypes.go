@@ -5,7 +5,7 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm,ScanForm
 
 import (
 	"time"
@@ -48,6 +48,19 @@ type BulkArgs struct {
 // unsniffed.
 type BigArgs struct {
 	Blob runtime.File `json:"blob" mcpfile:"maxSize=5MiB,sniff=false"`
+}
+
+// DocumentArgs are the arguments of a tool that takes a document of up to
+// 1 GiB, uploaded out of band only (SEP-2631), with its file name.
+type DocumentArgs struct {
+	Document runtime.File `json:"document" mcpfile:"accept=application/pdf|text/plain,maxSize=1GiB,transfer=upload,filename=title"`
+	Title    string       `json:"title,omitempty"`
+}
+
+// ScanForm is an elicitation form with one scanned page, inline or
+// uploaded.
+type ScanForm struct {
+	Scan runtime.File `json:"scan" jsonschema:"Scanned page" mcpfile:"accept=image/png,maxSize=64KiB,transfer=inline|upload"`
 }
 
 // PhotoForm is an elicitation form with one photo.
