@@ -12,21 +12,65 @@
 // capabilities that authorize each transfer, so that any replica holding
 // the keys and the store serves an upload any other replica authorized.
 //
-// # What exists so far
+// # Setting it up
 //
-// [UploadHandler], the upload endpoint. It accepts the SEP's descriptor (a
-// multipart/form-data POST with the token in the form field "token" and
-// the bytes in the file field "file") and a plain PUT of the bytes with
-// the token in an Authorization: Bearer header, and runs every upload
-// through one pipeline: method, token, owner, declared size, single use,
-// then a streaming copy into the store that enforces the size exactly,
-// sniffs the first bytes against the declared media type and lets the
-// store check the SHA-256, and finally commit. Every rejection has its own
-// status and reason (see [UploadHandler]) and leaves nothing in the store,
-// and a rejected attempt does not use up the token.
+// One call wires a server, before its tools are added:
 //
-// Next: the files/authorizeUpload method, which checks a request against
-// the server's upload-capable fields and issues the token and file URI,
-// and the resolution of mcp-file:// URIs by the runtime's decoder in
-// tools/call and elicitation answers.
+//	key, _ := token.ParseKeyHex(os.Getenv("MCPFILE_TRANSFER_KEY")) // 32 bytes, shared by replicas
+//	keys, _ := token.NewKeyring(key)
+//	files, err := transfer.Register(server, transfer.Options{
+//		Keys:      keys,
+//		PublicURL: "https://example.com/files/", // where the handler is mounted
+//	})
+//	runtime.AddTool(server, &mcp.Tool{Name: "analyze_document"}, analyze)
+//	mux.Handle("/files/", files)
+//
+// [Register] adds files/authorizeUpload, makes [runtime.AddTool] and
+// [runtime.Elicit] resolve the file URIs clients send, and returns the
+// upload endpoint, [UploadHandler], to mount at PublicURL. The handler
+// sees the same runtime.File whatever the transfer mode; an uploaded one
+// reads from the store through File.Open, a piece at a time.
+//
+// # The flow
+//
+//  1. The client calls files/authorizeUpload with the file's name,
+//     mimeType, size and digest. The server checks them against its
+//     upload-capable file fields (the tools' and the elicited forms' fields
+//     whose transferModes are absent or list "upload") and the owner's
+//     quota, and answers with the file URI, mcp-file://<host>/<id>.…, and
+//     an upload descriptor: a multipart POST to the upload endpoint with a
+//     signed, single-use token (or, for a [store.Presigner], a presigned PUT
+//     straight to object storage).
+//  2. The client uploads the bytes. The endpoint streams them into the
+//     store through one fixed buffer, holding the body to the declared
+//     size byte for byte, sniffing the first bytes against the declared
+//     media type, and letting the store check the SHA-256; the file becomes
+//     visible only when complete and valid.
+//  3. The client sends the file URI in tools/call (or in an elicitation
+//     answer). The runtime checks the URI's signature for the caller, its
+//     expiry and host, then the stored file's media type, size and first
+//     bytes against that argument's x-mcp-file, with the same checks and
+//     error texts as for a data: URI.
+//
+// # Who may use a file
+//
+// With auth (the SDK's auth token info on the request), a file belongs to
+// the principal that authorized it: its URI is signed for that principal,
+// and no other may use it. Without auth, the signed, unguessable file URI
+// is itself the capability, as SEP-2631 calls its descriptors bearer-style
+// capabilities: any session, on any replica holding the keys and the store,
+// that has the URI may use the file until it expires. The upload endpoint
+// likewise takes the signed token as the capability, and, when it is
+// mounted behind the server's auth, also refuses a token issued to another
+// principal than the request's.
+//
+// # Replicas and storage
+//
+// Tokens and file URIs are stateless HMAC-SHA-256 signatures, so every
+// replica that holds the same keys checks them; single use comes from the
+// store's create-if-absent commit, not from a shared database. Replicas
+// share a store: a directory on shared disk (package diskstore), or object
+// storage (the S3 store, its own module under runtime/transfer/s3store).
+// Uploaded files expire after [Options.FileTTL]; a sweeper deletes them,
+// and a restart loses no completed upload.
 package transfer
