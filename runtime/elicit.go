@@ -122,7 +122,11 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return ans, nil, fmt.Errorf("runtime.Elicit: %T has a schema that cannot be used: %v", *new(T), err)
 	}
-	if r, _ := hook.ResolverFrom(ctx); r != nil && len(plan.fields) > 0 {
+	r, _ := hook.ResolverFrom(ctx)
+	if names := plan.uploadsOnly(); r == nil && len(names) > 0 {
+		return ans, nil, fmt.Errorf("runtime.Elicit: %T: %v", *new(T), &uploadsNotServed{names})
+	}
+	if r != nil && len(plan.fields) > 0 {
 		d, err := descriptor.For(schema)
 		if err != nil {
 			return ans, nil, fmt.Errorf("runtime.Elicit: %T has a schema that cannot be used: %v", *new(T), err)

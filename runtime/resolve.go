@@ -185,7 +185,7 @@ func checkUploadsServed(s *mcp.Server, p *filePlan) error {
 type uploadsNotServed struct{ names []string }
 
 func (e *uploadsNotServed) Error() string {
-	return "argument " + strings.Join(e.names, ", ") + " takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call transfer.Register(server, …) before adding the tool"
+	return "argument " + strings.Join(e.names, ", ") + " takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call transfer.Register(server, …) before adding the tool that uses it"
 }
 
 // declareFiles records that s takes the files of schema, for the

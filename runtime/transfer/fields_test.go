@@ -123,7 +123,7 @@ func TestUploadOnlyField(t *testing.T) {
 func TestUploadOnlyFieldNeedsRegister(t *testing.T) {
 	defer func() {
 		msg, _ := recover().(string)
-		want := `runtime.AddTool: tool "analyze": argument document takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call transfer.Register(server, …) before adding the tool`
+		want := `runtime.AddTool: tool "analyze": argument document takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call transfer.Register(server, …) before adding the tool that uses it`
 		if msg != want {
 			t.Errorf("panic %q, want %q", msg, want)
 		}
@@ -261,5 +261,24 @@ func TestQuota(t *testing.T) {
 	}
 	if code := send(t, r2.Upload, six); code != http.StatusInsufficientStorage {
 		t.Errorf("second upload past the quota: %d, want 507", code)
+	}
+}
+
+// TestElicitUploadOnlyNeedsRegister: a form whose file takes uploads only
+// cannot be elicited on a server that does not serve uploads.
+func TestElicitUploadOnlyNeedsRegister(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "inline-only", Version: "v1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		_, pending, err := runtime.Elicit[testtypes.UploadForm](ctx, req, "The contract, please.", nil)
+		return pending, nil, err
+	})
+	cs := mcptest.Connect(t, s, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		t.Error("the form was sent")
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}}, "2025-11-25")
+	res := mcptest.Call(t, cs, "ask", map[string]any{})
+	want := "runtime.Elicit: testtypes.UploadForm: argument doc takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload"
+	if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, want) {
+		t.Errorf("got %q, want an error starting %q", got, want)
 	}
 }

@@ -468,3 +468,49 @@ func (t *ScanForm) UnmarshalJSON(b []byte) error {
 	type ScanForm mcpfileStructScanForm_changed_run_go_generate
 	return mcpfileObjectScanForm.Unmarshal(b, (*ScanForm)(t), mcpfileimpl.Into(&t.Scan))
 }
+
+// If this fails to compile, UploadForm changed since mcpfilegen ran: run go generate.
+var _ UploadForm = mcpfileStructUploadForm_changed_run_go_generate{}
+
+type mcpfileStructUploadForm_changed_run_go_generate = struct {
+	Doc runtime.File `json:"doc" mcpfile:"accept=application/pdf,maxSize=100MiB,transfer=upload"`
+}
+
+// MCPSchema returns the JSON Schema of UploadForm, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (UploadForm) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaUploadForm)
+}
+
+const mcpfileSchemaUploadForm = `{
+  "properties": {
+    "doc": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "application/pdf"
+        ],
+        "maxSize": 104857600,
+        "transferModes": [
+          "upload"
+        ]
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "doc"
+  ],
+  "description": "UploadForm is an elicitation form with one document, uploaded only."
+}`
+
+var mcpfileObjectUploadForm = mcpfileimpl.NewObject(mcpfileSchemaUploadForm, []string{"doc"}, []string{"doc"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *UploadForm) UnmarshalJSON(b []byte) error {
+	type UploadForm mcpfileStructUploadForm_changed_run_go_generate
+	return mcpfileObjectUploadForm.Unmarshal(b, (*UploadForm)(t), mcpfileimpl.Into(&t.Doc))
+}

@@ -5,7 +5,7 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm,ScanForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm,ScanForm,UploadForm
 
 import (
 	"time"
@@ -61,6 +61,11 @@ type DocumentArgs struct {
 // uploaded.
 type ScanForm struct {
 	Scan runtime.File `json:"scan" jsonschema:"Scanned page" mcpfile:"accept=image/png,maxSize=64KiB,transfer=inline|upload"`
+}
+
+// UploadForm is an elicitation form with one document, uploaded only.
+type UploadForm struct {
+	Doc runtime.File `json:"doc" mcpfile:"accept=application/pdf,maxSize=100MiB,transfer=upload"`
 }
 
 // PhotoForm is an elicitation form with one photo.
