@@ -73,6 +73,10 @@ type Options struct {
 	// means DefaultAuthorizationTTL.
 	AuthorizationTTL time.Duration
 
+	// DownloadTTL is how long a download descriptor may be used (never
+	// past the file's own expiry). Zero means DefaultDownloadTTL.
+	DownloadTTL time.Duration
+
 	// FileTTL is how long an uploaded file stays in the store after its
 	// upload. Zero means DefaultUploadTTL. The file URI expires when the
 	// file can have expired: AuthorizationTTL + FileTTL after it was issued.
@@ -143,6 +147,9 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeUpload, c.authorizeUpload); err != nil {
 		return nil, fmt.Errorf("transfer.Register: %w", err)
 	}
+	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeDownload, c.authorizeDownload); err != nil {
+		return nil, fmt.Errorf("transfer.Register: %w", err)
+	}
 	res := &resolver{c}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -156,8 +163,9 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 // config is Register's Options with the defaults filled in.
 type config struct {
 	Options
-	server    *mcp.Server
-	uploadURL string
+	server      *mcp.Server
+	uploadURL   string
+	downloadURL string // followed by the token
 	usage     store.Usager // nil: no quota
 }
 
@@ -188,6 +196,9 @@ func newConfig(o Options) (*config, error) {
 	if c.AuthorizationTTL <= 0 {
 		c.AuthorizationTTL = DefaultAuthorizationTTL
 	}
+	if c.DownloadTTL <= 0 {
+		c.DownloadTTL = DefaultDownloadTTL
+	}
 	if c.FileTTL <= 0 {
 		c.FileTTL = DefaultUploadTTL
 	}
@@ -213,7 +224,8 @@ func newConfig(o Options) (*config, error) {
 	if us, ok := c.Store.(store.Usager); ok && c.Quota > 0 {
 		c.usage = us
 	}
-	c.uploadURL = strings.TrimSuffix(o.PublicURL, "/") + "/" + UploadPath
+	base := strings.TrimSuffix(o.PublicURL, "/") + "/"
+	c.uploadURL, c.downloadURL = base+UploadPath, base+DownloadPath+"/"
 	return c, nil
 }
 
@@ -235,24 +247,40 @@ func (c *config) handler() http.Handler {
 	if uo.Quota == 0 {
 		uo.Quota = c.Quota
 	}
-	uo.Owner = func(r *http.Request) (string, bool) {
-		ti := auth.TokenInfoFromContext(r.Context())
-		if ti == nil {
-			return "", false
-		}
-		return c.Owner(ti), true
-	}
+	uo.Owner = c.httpOwner
 	up := UploadHandler(uo)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lastSegment(r.URL.Path) != UploadPath {
+		dir, last := splitLast(r.URL.Path)
+		switch {
+		case last == UploadPath:
+			up.ServeHTTP(w, r)
+		case lastSegmentOf(dir) == DownloadPath && last != "":
+			c.serveDownload(w, r, last)
+		default:
 			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ")"})
-			return
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>)"})
 		}
-		up.ServeHTTP(w, r)
 	})
 }
 
-func lastSegment(p string) string {
-	return p[strings.LastIndexByte(p, '/')+1:]
+// httpOwner is the principal of an HTTP request to the transfer endpoints:
+// the SDK's auth token info, when the endpoints are mounted behind the
+// server's auth.
+func (c *config) httpOwner(r *http.Request) (string, bool) {
+	ti := auth.TokenInfoFromContext(r.Context())
+	if ti == nil {
+		return "", false
+	}
+	return c.Owner(ti), true
+}
+
+// splitLast splits a path at its last slash.
+func splitLast(p string) (dir, last string) {
+	i := strings.LastIndexByte(p, '/')
+	return p[:max(i, 0)], p[i+1:]
+}
+
+func lastSegmentOf(p string) string {
+	_, last := splitLast(p)
+	return last
 }

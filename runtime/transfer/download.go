@@ -1,0 +1,230 @@
+package transfer
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// DownloadPath is the path segment of the download endpoint under
+// [Options.PublicURL]: downloads are GETs of PublicURL + "download/<token>".
+const DownloadPath = "download"
+
+// DefaultDownloadTTL is how long a download descriptor from
+// files/authorizeDownload may be used.
+const DefaultDownloadTTL = 15 * time.Minute
+
+// authorizeDownload serves files/authorizeDownload: the metadata of the
+// file a URI names, and a signed, expiring GET of its bytes.
+func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
+	}
+	_, extra := hook.ResolverFrom(ctx)
+	owner := c.owner(extra)
+	ref, m, rerr := c.lookup(ctx, p.URI, owner)
+	if rerr != nil {
+		return nil, rerr.rpc("files/authorizeDownload")
+	}
+	expires := c.Now().Add(c.DownloadTTL)
+	if !m.Expires.IsZero() && m.Expires.Before(expires) {
+		expires = m.Expires
+	}
+	tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
+		Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
+	if err != nil {
+		c.ErrorLog.Printf("transfer: authorizeDownload: token: %v", err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: internal error"}
+	}
+	return &AuthorizeDownloadResult{
+		File: fileValue(p.URI, m),
+		Download: FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET,
+			URL: c.downloadURL + tok, ExpiresAt: expires.UTC()},
+	}, nil
+}
+
+// fileValue is the FileValue of the stored file m under uri.
+func fileValue(uri string, m store.Meta) FileValue {
+	size := m.Size
+	d := SHA256Digest(m.SHA256)
+	return FileValue{URI: uri, Name: m.Name, MimeType: m.MediaType, Size: &size, Digest: &d}
+}
+
+// A lookupError is why a file URI names no file the caller may have.
+type lookupError struct {
+	reason  string // ReasonMalformed, ReasonExpired, ReasonUnauthorized, ReasonNotFound
+	message string // for the caller: what is wrong, nothing of the URI
+	err     error  // a failure of the server's own, when not nil
+}
+
+func (e *lookupError) rpc(method string) error {
+	if e.err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
+	}
+	return InvalidFileError(method+": the uri "+e.message, ErrorData{Reason: e.reason})
+}
+
+// lookup checks uri for owner and returns what it names and the stored
+// file's metadata.
+func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, store.Meta, *lookupError) {
+	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
+	switch {
+	case errors.Is(err, token.ErrMalformed):
+		var te *token.Error
+		errors.As(err, &te)
+		return ref, store.Meta{}, &lookupError{reason: ReasonMalformed, message: "is malformed (" + te.Reason + ")"}
+	case errors.Is(err, token.ErrExpired):
+		return ref, store.Meta{}, &lookupError{reason: ReasonExpired, message: "has expired"}
+	case err != nil:
+		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was not issued to this caller by this server, or was altered"}
+	case ref.Host != c.Host:
+		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was issued by another server"}
+	}
+	m, err := c.Store.Stat(ctx, ref.FileID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return ref, store.Meta{}, &lookupError{reason: ReasonNotFound, message: "names no file: it was never uploaded, was deleted, or has expired"}
+	case err != nil:
+		c.ErrorLog.Printf("transfer: store stat: %v", err)
+		return ref, store.Meta{}, &lookupError{err: err}
+	case m.Owner != ref.Owner:
+		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was not issued to this caller"}
+	}
+	return ref, m, nil
+}
+
+// serveDownload is the download endpoint: a GET (or HEAD) of
+// …/download/<token>, with a single Range at a time (a request for several
+// ranges gets the whole file), that never redirects.
+//
+//	200, 206  the bytes (or the ranges asked for)
+//	400       malformed token
+//	403       token of an unknown key, altered, for another purpose, expired,
+//	          or of another owner than the request's principal
+//	404       the file is gone (deleted, expired) or is not the one the
+//	          token was issued for
+//	405       another method than GET or HEAD
+//	416       a range outside the file
+func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok string) {
+	h := w.Header()
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method)})
+		return
+	}
+	cl, err := c.Keys.Verify(tok, token.PurposeDownload, c.Now())
+	switch {
+	case errors.Is(err, token.ErrMalformed):
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	case err != nil:
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
+		return
+	}
+	if p, ok := c.httpOwner(r); ok && p != cl.Owner {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "token was issued to another owner"})
+		return
+	}
+	gone := func() { writeJSON(w, http.StatusNotFound, map[string]string{"error": "the file is gone"}) }
+	m, err := c.Store.Stat(r.Context(), cl.FileID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		gone()
+		return
+	case err != nil:
+		c.ErrorLog.Printf("transfer: download: store stat: %v", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		return
+	case m.Owner != cl.Owner || m.Size != cl.Size || string(m.SHA256[:]) != string(cl.SHA256):
+		gone() // the ID holds another file than the one the token was issued for
+		return
+	}
+	rd, err := c.Store.Open(r.Context(), cl.FileID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			gone()
+			return
+		}
+		c.ErrorLog.Printf("transfer: download: store open: %v", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		return
+	}
+	defer rd.Close()
+	// Whatever the file is, the browser saves it and runs nothing in it.
+	h.Set("Content-Type", downloadType(m.MediaType))
+	h.Set("Content-Disposition", contentDisposition(m.Name))
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("ETag", `"sha256-`+base64.RawURLEncoding.EncodeToString(m.SHA256[:])+`"`)
+	if strings.Contains(r.Header.Get("Range"), ",") || len(r.Header.Values("Range")) > 1 {
+		// One range at a time: a request for several, which can overlap and
+		// cost a part header each, gets the whole file, as RFC 9110 allows.
+		r.Header.Del("Range")
+	}
+	http.ServeContent(w, r, "", time.Time{}, rd)
+}
+
+// downloadType is the Content-Type a download is served with: the stored
+// media type when it parses, else application/octet-stream.
+func downloadType(mt string) string {
+	if t, params, err := mime.ParseMediaType(mt); err == nil && strings.Contains(t, "/") {
+		return mime.FormatMediaType(t, params)
+	}
+	return "application/octet-stream"
+}
+
+// contentDisposition is "attachment" with the file name: an ASCII
+// fallback in filename, where every character outside printable ASCII and
+// the quote and backslash become '_', and the name itself in filename*
+// (RFC 6266, RFC 8187). Names are sanitized when stored, so they hold no
+// path separators or control characters; this holds even if one did.
+func contentDisposition(name string) string {
+	if name == "" || !utf8.ValidString(name) {
+		return "attachment"
+	}
+	var ascii strings.Builder
+	for _, r := range name {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '/' {
+			ascii.WriteByte('_')
+		} else {
+			ascii.WriteRune(r)
+		}
+	}
+	v := `attachment; filename="` + ascii.String() + `"`
+	if ascii.String() != name {
+		v += "; filename*=UTF-8''" + extValue(name)
+	}
+	return v
+}
+
+// extValue percent-encodes s as an RFC 8187 ext-value's value: every byte
+// but attr-char.
+func extValue(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}

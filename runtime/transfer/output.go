@@ -1,0 +1,164 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// An Output is a file a tool handler made, to hand back to its caller
+// with [Save]. Give its bytes in exactly one of Data, Reader (with Size)
+// and Path.
+type Output struct {
+	// Name is the file's name, sanitized by runtime.SanitizeName when
+	// stored; "" for none.
+	Name string
+	// MediaType is the file's media type; "" means application/octet-stream.
+	MediaType string
+
+	// Data holds the bytes.
+	Data []byte
+	// Reader gives the bytes, exactly Size of them: a Reader that ends
+	// early or has more fails the Save.
+	Reader io.Reader
+	Size   int64
+	// Path names a file the server owns, whose bytes are copied.
+	Path string
+}
+
+// Save stores out in the server's store as a file of the caller of the
+// request ctx belongs to (the principal of its auth token info, "" without
+// auth), for [Options.FileTTL], and returns its FileValue: the mcp-file URI
+// the caller resolves with files/authorizeDownload, the sanitized name, the
+// media type, the size and the SHA-256 digest. Call it from a tool handler
+// of a server set up with [Register]. The bytes are streamed through the
+// store; a failed Save leaves nothing behind.
+func Save(ctx context.Context, out Output) (FileValue, error) {
+	r, extra := hook.ResolverFrom(ctx)
+	res, ok := r.(*resolver)
+	if !ok {
+		return FileValue{}, errors.New("transfer.Save: the request's server does not serve files: call transfer.Register for it")
+	}
+	c := res.c
+	body, size, closeBody, err := out.body()
+	if err != nil {
+		return FileValue{}, err
+	}
+	defer closeBody()
+	mt := out.MediaType
+	if mt == "" {
+		mt = defaultMediaType
+	}
+	if t, params, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(t, "/") || len(mt) > token.MaxMediaTypeLen {
+		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype of at most %d bytes", quoteShort(mt), token.MaxMediaTypeLen)
+	} else {
+		mt = mime.FormatMediaType(t, params)
+	}
+	name := runtime.SanitizeName(out.Name)
+	if len(name) > token.MaxNameLen {
+		name = runtime.SanitizeName(name[:token.MaxNameLen])
+	}
+	owner := c.owner(extra)
+	expires := c.Now().Add(c.FileTTL)
+	id := token.NewFileID()
+	w, err := c.Store.Create(ctx, id, store.Meta{Size: size, MediaType: mt, Name: name, Owner: owner, Expires: expires})
+	if err != nil {
+		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
+	}
+	defer w.Abort()
+	if _, err := io.Copy(w, body); err != nil {
+		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
+	}
+	m, err := c.Store.Stat(ctx, id)
+	if err != nil {
+		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
+	}
+	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: expires})
+	if err != nil {
+		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
+	}
+	return fileValue(uri, m), nil
+}
+
+// body returns the reader of o's bytes and their size.
+func (o *Output) body() (io.Reader, int64, func(), error) {
+	n := 0
+	for _, set := range []bool{o.Data != nil, o.Reader != nil, o.Path != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, 0, nil, errors.New("transfer.Save: give the bytes in exactly one of Output.Data, Output.Reader and Output.Path")
+	}
+	switch {
+	case o.Data != nil:
+		return bytes.NewReader(o.Data), int64(len(o.Data)), func() {}, nil
+	case o.Reader != nil:
+		if o.Size < 0 {
+			return nil, 0, nil, fmt.Errorf("transfer.Save: Output.Size %d is negative", o.Size)
+		}
+		return o.Reader, o.Size, func() {}, nil
+	}
+	f, err := os.Open(o.Path)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("transfer.Save: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", o.Path)
+		}
+		return nil, 0, nil, fmt.Errorf("transfer.Save: %w", err)
+	}
+	return f, fi.Size(), func() { f.Close() }, nil
+}
+
+// FileContent is a content block {"type": "file", "file": …} of SEP-2631,
+// for a tool result's Content. Send it only to clients that declared the
+// files.download capability: older clients reject a whole result that
+// holds a block type they do not know.
+//
+// go-sdk v1.8's mcp.Content cannot be implemented outside the SDK (it has
+// an unexported method); FileContent gets that method from an embedded
+// *mcp.TextContent, which it never uses, and writes its own JSON. The SDK
+// writes results with MarshalJSON, so the block goes out as the SEP says;
+// it cannot read one back (a Go client sees an error for it).
+type FileContent struct {
+	*mcp.TextContent // unused: it makes FileContent an mcp.Content
+	File             FileValue
+	Meta             mcp.Meta
+}
+
+var _ mcp.Content = (*FileContent)(nil)
+
+// NewFileContent returns the content block of the file v.
+func NewFileContent(v FileValue) *FileContent {
+	return &FileContent{TextContent: &mcp.TextContent{}, File: v}
+}
+
+// MarshalJSON writes {"type": "file", "file": c.File} (and "_meta").
+func (c *FileContent) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type string    `json:"type"`
+		File FileValue `json:"file"`
+		Meta mcp.Meta  `json:"_meta,omitempty"`
+	}{"file", c.File, c.Meta})
+}
