@@ -274,6 +274,8 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 		return reject(http.StatusUnsupportedMediaType, fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
 	case errors.Is(err, errRead):
 		return reject(http.StatusBadRequest, fmt.Sprintf("reading the body failed after %d bytes", n))
+	case errors.Is(err, store.ErrExists): // a store that learns of the earlier upload while writing
+		return reject(http.StatusConflict, "upload token already used")
 	case err != nil:
 		return h.internal(r, "write", err)
 	}

@@ -1,0 +1,23 @@
+package s3store_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/storetest"
+)
+
+// TestConformance runs the Store suite over https, where S3 records the
+// SHA-256 from a trailing checksum, and over plain http, where Stat
+// computes an undeclared one.
+func TestConformance(t *testing.T) {
+	for _, gw := range servers(t) {
+		t.Run(gw.name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T, now func() time.Time) store.Store {
+				return newStore(t, gw, s3store.Options{Now: now})
+			})
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package s3store
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+)
+
+// MaxPresignExpiry is the longest a presigned request can stay good: the
+// limit of SigV4.
+const MaxPresignExpiry = 7 * 24 * time.Hour
+
+// PresignUpload implements [store.Presigner]: a PUT of the object id,
+// signed until expires (rounded down to whole seconds after Options.Now;
+// 1s to [MaxPresignExpiry]), that S3 takes only as it is. The signed
+// headers, all in the request's Headers, fix the exact length
+// (Content-Length), the media type (Content-Type, when m declares one; the
+// SDK signs neither for an empty object, whose checksum fixes its body),
+// the metadata (x-amz-meta-mcpfile-*, the media type among them),
+// create-if-absent (If-None-Match: *, 412 once the object exists) and,
+// when m declares a SHA-256 (or the object is empty), the bytes
+// (x-amz-checksum-sha256: S3 refuses a body with another digest, with
+// 400 BadDigest). A request that changes a signed header fails with 403,
+// as does one sent after expires. Without a declared digest S3 records
+// none, and [Store.Stat] reads the object to compute it.
+//
+// PresignUpload makes no request: the object is not checked for, and the
+// ID is taken only when the client's PUT succeeds.
+func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expires time.Time) (store.SignedRequest, error) {
+	if err := check(ctx, id); err != nil {
+		return store.SignedRequest{}, err
+	}
+	ttl := expires.Sub(s.now()).Truncate(time.Second)
+	if ttl < time.Second || ttl > MaxPresignExpiry {
+		return store.SignedRequest{}, fmt.Errorf("s3store: presigned request good for %v (want 1s to %v)", ttl, MaxPresignExpiry)
+	}
+	in, err := s.putInput(id, m, false)
+	if err != nil {
+		return store.SignedRequest{}, err
+	}
+	req, err := s3.NewPresignClient(s.client).PresignPutObject(ctx, in, s3.WithPresignExpires(ttl))
+	if err != nil {
+		return store.SignedRequest{}, fmt.Errorf("s3store: presign %q: %w", id, err)
+	}
+	sr := store.SignedRequest{Method: req.Method, URL: req.URL, Headers: map[string]string{}}
+	for k, vs := range req.SignedHeader {
+		k = http.CanonicalHeaderKey(k)
+		if k == "Host" || len(vs) == 0 {
+			continue // the client sends the URL's
+		}
+		sr.Headers[k] = vs[0]
+	}
+	return sr, nil
+}

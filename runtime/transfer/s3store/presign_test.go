@@ -1,0 +1,244 @@
+package s3store_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+)
+
+// send sends the signed request with body, after edit (if not nil) has
+// changed it, and returns the response's status and body.
+func send(t *testing.T, gw *gateway, sr store.SignedRequest, body []byte, edit func(*http.Request)) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(sr.Method, sr.URL, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range sr.Headers {
+		if k != "Content-Length" { // net/http sends the body's
+			req.Header.Set(k, v)
+		}
+	}
+	if edit != nil {
+		edit(req)
+	}
+	resp, err := gw.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func presignMeta(body []byte, declare bool) store.Meta {
+	m := store.Meta{
+		Size:      int64(len(body)),
+		MediaType: "text/csv; charset=utf-8",
+		Name:      "report 2026 – ü.csv",
+		Owner:     "user:42",
+		Expires:   time.Now().Add(time.Hour).Round(0),
+	}
+	if declare {
+		m.SHA256 = sha256.Sum256(body)
+	}
+	return m
+}
+
+// TestPresignUpload sends signed requests as they are, and checks the
+// object they make.
+func TestPresignUpload(t *testing.T) {
+	for _, gw := range servers(t) {
+		t.Run(gw.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := newStore(t, gw, s3store.Options{})
+			for _, tc := range []struct {
+				id      string
+				body    []byte
+				declare bool
+			}{
+				{"declared", []byte("a,b\n1,2\n"), true},
+				{"undeclared", []byte("a,b\n3,4\n"), false},
+				{"empty", nil, false},
+			} {
+				m := presignMeta(tc.body, tc.declare)
+				sr, err := s.PresignUpload(ctx, tc.id, m, time.Now().Add(time.Minute))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sr.Method != http.MethodPut {
+					t.Errorf("%s: Method = %q, want PUT", tc.id, sr.Method)
+				}
+				want := []string{"If-None-Match", "X-Amz-Meta-Mcpfile-Name", "X-Amz-Meta-Mcpfile-Owner", "X-Amz-Meta-Mcpfile-Media-Type", "X-Amz-Meta-Mcpfile-Expires"}
+				if len(tc.body) > 0 { // the SDK signs neither for an empty body
+					want = append(want, "Content-Length", "Content-Type")
+				}
+				if tc.declare || len(tc.body) == 0 {
+					want = append(want, "X-Amz-Checksum-Sha256")
+				}
+				for _, h := range want {
+					if _, ok := sr.Headers[h]; !ok {
+						t.Errorf("%s: Headers = %q, want a %s", tc.id, sr.Headers, h)
+					}
+				}
+				if code, msg := send(t, gw, sr, tc.body, nil); code != http.StatusOK {
+					t.Fatalf("%s: PUT = %d %s, want 200", tc.id, code, msg)
+				}
+				got, err := s.Stat(ctx, tc.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want2 := m
+				want2.SHA256 = sha256.Sum256(tc.body)
+				if !got.Expires.Equal(want2.Expires) {
+					t.Errorf("%s: Expires = %v, want %v", tc.id, got.Expires, want2.Expires)
+				}
+				got.Expires, want2.Expires = time.Time{}, time.Time{}
+				if got != want2 {
+					t.Errorf("%s: Stat = %+v, want %+v", tc.id, got, want2)
+				}
+			}
+		})
+	}
+}
+
+// TestPresignRefusals changes what a client sends, one thing at a time,
+// and checks that S3 itself refuses it and stores nothing.
+func TestPresignRefusals(t *testing.T) {
+	gw := server(t, "http")
+	ctx := context.Background()
+	s := newStore(t, gw, s3store.Options{})
+	body := []byte("id,amount\n1,100\n")
+	m := presignMeta(body, true)
+	other := bytes.ToUpper(body)
+	for _, tc := range []struct {
+		name string
+		body []byte
+		edit func(*http.Request)
+		want int
+	}{
+		{"longer body", append(bytes.Clone(body), 'x'), nil, http.StatusForbidden},
+		{"shorter body", body[:len(body)-1], nil, http.StatusForbidden},
+		{"other bytes of the same length", other, nil, http.StatusBadRequest},
+		{"other media type", body, func(r *http.Request) { r.Header.Set("Content-Type", "text/html") }, http.StatusForbidden},
+		{"no media type", body, func(r *http.Request) { r.Header.Del("Content-Type") }, http.StatusForbidden},
+		{"other owner", body, func(r *http.Request) { r.Header.Set("X-Amz-Meta-Mcpfile-Owner", "user:43") }, http.StatusForbidden},
+		{"later expiry", body, func(r *http.Request) { r.Header.Set("X-Amz-Meta-Mcpfile-Expires", "2099-01-01T00:00:00Z") }, http.StatusForbidden},
+		{"extra metadata", body, func(r *http.Request) { r.Header.Set("X-Amz-Meta-Mcpfile-Sha256", strings.Repeat("0", 64)) }, http.StatusForbidden},
+		{"no If-None-Match", body, func(r *http.Request) { r.Header.Del("If-None-Match") }, http.StatusForbidden},
+		{"no checksum", body, func(r *http.Request) { r.Header.Del("X-Amz-Checksum-Sha256") }, http.StatusForbidden},
+		{"checksum of other bytes", other, func(r *http.Request) {
+			sum := sha256.Sum256(other)
+			r.Header.Set("X-Amz-Checksum-Sha256", b64(sum[:]))
+		}, http.StatusForbidden},
+	} {
+		sr, err := s.PresignUpload(ctx, "refused", m, time.Now().Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, msg := send(t, gw, sr, tc.body, tc.edit); code != tc.want {
+			t.Errorf("%s: PUT = %d %s, want %d", tc.name, code, msg, tc.want)
+		}
+		if _, err := s.Stat(ctx, "refused"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: after the refused PUT, Stat: %v, want ErrNotFound", tc.name, err)
+		}
+	}
+
+	// A signed request is single use: S3 refuses the second with 412.
+	sr, err := s.PresignUpload(ctx, "once", m, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := send(t, gw, sr, body, nil); code != http.StatusOK {
+		t.Fatalf("first PUT = %d %s, want 200", code, msg)
+	}
+	if code, msg := send(t, gw, sr, body, nil); code != http.StatusPreconditionFailed {
+		t.Errorf("second PUT = %d %s, want 412", code, msg)
+	}
+	// So is the ID, also for the Writer.
+	if _, err := s.Create(ctx, "once", m); !errors.Is(err, store.ErrExists) {
+		t.Errorf("Create of a presigned, uploaded ID: %v, want ErrExists", err)
+	}
+
+	// Expired: the shortest signature SigV4 has is one second (this one is
+	// rounded down to it).
+	sr, err = s.PresignUpload(ctx, "late", m, time.Now().Add(1500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if code, msg := send(t, gw, sr, body, nil); code != http.StatusForbidden {
+		t.Errorf("PUT after the signature expired = %d %s, want 403", code, msg)
+	}
+	if _, err := s.Stat(ctx, "late"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after the expired PUT, Stat: %v, want ErrNotFound", err)
+	}
+}
+
+// TestPresignUndeclared: without a declared digest S3 checks the length
+// but not the bytes, and Stat reports the digest of the bytes it has.
+func TestPresignUndeclared(t *testing.T) {
+	gw := server(t, "http")
+	ctx := context.Background()
+	s := newStore(t, gw, s3store.Options{})
+	body := []byte("declared nothing")
+	sr, err := s.PresignUpload(ctx, "undeclared", presignMeta(body, false), time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sr.Headers["X-Amz-Checksum-Sha256"]; ok {
+		t.Errorf("Headers = %q, want no checksum", sr.Headers)
+	}
+	if code, msg := send(t, gw, sr, append(bytes.Clone(body), 'x'), nil); code != http.StatusForbidden {
+		t.Errorf("longer body: PUT = %d %s, want 403", code, msg)
+	}
+	other := bytes.ToUpper(body)
+	if code, msg := send(t, gw, sr, other, nil); code != http.StatusOK {
+		t.Fatalf("PUT = %d %s, want 200", code, msg)
+	}
+	if m, err := s.Stat(ctx, "undeclared"); err != nil || m.SHA256 != sha256.Sum256(other) {
+		t.Errorf("Stat = %+v, %v, want the digest of the bytes stored", m, err)
+	}
+}
+
+func TestPresignErrors(t *testing.T) {
+	gw := server(t, "http")
+	ctx := context.Background()
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	s := newStore(t, gw, s3store.Options{Now: func() time.Time { return now }})
+	m := store.Meta{Size: 1}
+	for _, tc := range []struct {
+		name    string
+		id      string
+		m       store.Meta
+		expires time.Time
+	}{
+		{"bad id", "../x", m, now.Add(time.Minute)},
+		{"expired", "x", m, now.Add(-time.Second)},
+		{"under a second", "x", m, now.Add(time.Second - 1)},
+		{"past seven days", "x", m, now.Add(s3store.MaxPresignExpiry + time.Second)},
+		{"too large", "x", store.Meta{Size: s3store.MaxObjectSize + 1}, now.Add(time.Minute)},
+		{"negative size", "x", store.Meta{Size: -1}, now.Add(time.Minute)},
+		{"metadata too large", "x", store.Meta{Size: 1, Name: strings.Repeat("n", s3store.MaxMetadataSize)}, now.Add(time.Minute)},
+		{"media type not a header value", "x", store.Meta{Size: 1, MediaType: "text/plain\r\nX-Evil: 1"}, now.Add(time.Minute)},
+	} {
+		if sr, err := s.PresignUpload(ctx, tc.id, tc.m, tc.expires); err == nil {
+			t.Errorf("%s: PresignUpload = %+v, want an error", tc.name, sr)
+		}
+	}
+	if _, err := s.PresignUpload(ctx, "x", m, now.Add(s3store.MaxPresignExpiry)); err != nil {
+		t.Errorf("PresignUpload for %v: %v", s3store.MaxPresignExpiry, err)
+	}
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

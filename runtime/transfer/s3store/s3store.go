@@ -1,0 +1,429 @@
+// Package s3store is a [store.Store] in an S3 bucket: the store of the
+// transfer layer for servers that run on several machines, or that let
+// clients upload straight to object storage ([store.Presigner]). Servers
+// make one with [New] and pass it to the transfer options; nothing else
+// calls it. It is a module of its own, so that servers that do not use it
+// do not compile in the AWS SDK.
+//
+// It needs two features of the server, on which its guarantees rest:
+// conditional writes (If-None-Match: * on PutObject) and SHA-256 checksums
+// (x-amz-checksum-sha256). AWS S3 has both; the tests run against
+// versitygw, which has both; check that another S3-compatible server
+// (MinIO, Ceph RGW, Cloudflare R2…) has both before relying on it. A
+// server that ignored If-None-Match would let a second upload replace the
+// first.
+//
+// # Configuration
+//
+// With [Options.Client] nil, New builds the client the way every AWS tool
+// does ([config.LoadDefaultConfig]), from the environment and the shared
+// config files:
+//
+//	AWS_REGION                               the bucket's region
+//	AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY the credentials (or a profile, SSO, an instance role…)
+//	AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL  the endpoint of an S3-compatible server
+//
+// MinIO, Ceph and versitygw are usually addressed path-style
+// (http://host/bucket/key); set [Options.UsePathStyle] for them. The
+// credentials need s3:GetObject, s3:PutObject, s3:DeleteObject and
+// s3:ListBucket on the bucket (without s3:ListBucket, S3 answers 403 for a
+// missing object, which the store cannot tell from a refusal).
+//
+// # Objects
+//
+// The object of ID id is the key [Options.Prefix]+id. Its [store.Meta] is
+// the object's length, Content-Type (the media type, also kept in the
+// metadata so that an empty one reads back empty), its SHA-256 checksum
+// (x-amz-checksum-sha256), and user metadata: x-amz-meta-mcpfile-name,
+// -owner and -media-type (percent-encoded), -expires (RFC 3339) and, when
+// the store checked the bytes itself, -sha256. S3 limits user metadata to
+// 2 KiB, and a single PUT to 5 GiB: larger objects are refused.
+//
+// # What S3 enforces and what the store checks
+//
+// A [store.Writer] streams the bytes into one PutObject request as they are
+// written, through a pipe: it holds none of them but the last, which it
+// keeps back until Commit, so that S3 cannot complete the object before
+// Commit decides to. S3 enforces, on that request:
+//
+//   - the exact length: Content-Length, the declared size;
+//   - create-if-absent: If-None-Match: *, refused with 412 if the key
+//     exists, at the end of the body ([store.ErrExists]);
+//   - the digest: x-amz-checksum-sha256, checked against the body and kept
+//     with the object. It is the declared digest, in a header; or, when
+//     none is declared, the digest of the body, which the SDK computes as
+//     it sends and puts in a trailer after it.
+//
+// The store checks the rest itself: IDs ([store.ValidID]), the byte past
+// the declared size at the Write that brings it, a short body and a wrong
+// digest at Commit, before the last byte goes out (then it abandons the
+// request: its body ends short, and S3 stores nothing), and expiry, which
+// S3 does not know, on every read. The owner is recorded; checking it is
+// the transfer layer's business.
+//
+// Trailing checksums need TLS (the AWS SDK sends them only over https).
+// Over a plain http endpoint an object whose digest is not declared is
+// stored without one, and [Store.Stat] computes its SHA-256 by reading the
+// whole object, each time it is asked: declare the digest, or use https.
+//
+// [Store.PresignUpload] signs the same PutObject request for a client to
+// send itself: the length, Content-Type, the metadata, If-None-Match and,
+// when the digest is declared, the checksum are signed headers, so S3
+// refuses a request that changes any of them, or a body that does not
+// match them. Nothing else checks a presigned upload: S3 cannot sniff the
+// content as the transfer layer's own endpoint does.
+//
+// # Expiry
+//
+// Objects expire at their [store.Meta.Expires]: from then on Stat and Open
+// report [store.ErrNotFound], and [Store.Sweep] deletes them. Sweep lists
+// the prefix and reads each object's metadata, one HEAD request per object
+// (S3 listings carry no metadata): run it with [store.RunSweeper] at an
+// interval that suits the number of objects. A bucket lifecycle rule that
+// deletes objects under the prefix some time after they were made, longer
+// than the longest TTL, reclaims the space without any request; the
+// store's own expiry still decides what is visible until then. For
+// uploads/ and TTLs up to a day:
+//
+//	{"Rules": [{"ID": "mcpfile-uploads", "Status": "Enabled",
+//	  "Filter": {"Prefix": "uploads/"}, "Expiration": {"Days": 2}}]}
+//
+// A failed upload leaves no object and no multipart upload behind, so
+// there is nothing else to clean.
+//
+// # Usage
+//
+// [Store.Usage] makes Store a [store.Usager], for the transfer layer's
+// per-owner quota. S3 has no index by owner and its listings carry no
+// metadata, so Usage costs what Sweep costs: one LIST per 1,000 objects
+// under the prefix and one HEAD per object ([Options.Concurrency] at a
+// time), on every call. That suits a few thousand live objects; with many
+// more, hide the method (wrap the Store in a type that does not have it)
+// and do without the quota.
+package s3store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+)
+
+// Limits of S3 that the store checks before it sends a request.
+const (
+	// MaxObjectSize is the largest object a Store takes: the limit of one
+	// PutObject request.
+	MaxObjectSize = 5 << 30
+	// MaxMetadataSize is the most bytes of user metadata (the keys after
+	// x-amz-meta- and their values) an object can have.
+	MaxMetadataSize = 2 << 10
+)
+
+// DefaultConcurrency is the Concurrency of Options that set none.
+const DefaultConcurrency = 16
+
+// Options configure a Store. Bucket is required; every other zero value
+// means the default.
+type Options struct {
+	// Bucket is the name of the bucket, which must exist.
+	Bucket string
+	// Prefix is put before each ID to make its key, such as "uploads/".
+	// The store lists, sweeps and counts only the keys directly under it
+	// (the rest of the key an ID, with no further "/"), so one bucket can
+	// hold other data beside the store's.
+	Prefix string
+	// Client is the S3 client to use. Nil means one built from the
+	// environment by config.LoadDefaultConfig, with UsePathStyle.
+	Client *s3.Client
+	// UsePathStyle addresses the bucket in the path (http://host/bucket/key)
+	// rather than in the host name, as MinIO, Ceph and versitygw usually
+	// want. It applies only to the client New builds.
+	UsePathStyle bool
+	// Now returns the current time, against which Stat and Open check
+	// expiry and PresignUpload counts the signature's lifetime. Nil means
+	// time.Now.
+	Now func() time.Time
+	// Concurrency is the number of HEAD requests Sweep and Usage have in
+	// flight at once. Zero means DefaultConcurrency.
+	Concurrency int
+}
+
+// Store is a [store.Store], [store.Presigner] and [store.Usager] in an S3
+// bucket. It is safe for concurrent use, also by several processes sharing
+// the bucket and prefix. Make one with [New].
+type Store struct {
+	client      *s3.Client
+	bucket      string
+	prefix      string
+	now         func() time.Time
+	concurrency int
+	// tls reports whether the endpoint is https, over which the SDK can
+	// send a checksum in a trailer: a client without a BaseEndpoint uses
+	// AWS's, which are.
+	tls bool
+}
+
+var (
+	_ store.Store     = (*Store)(nil)
+	_ store.Presigner = (*Store)(nil)
+	_ store.Usager    = (*Store)(nil)
+)
+
+// New returns a Store in the bucket o.Bucket, building a client from the
+// environment when o.Client is nil, and checks with a HeadBucket request
+// that the bucket exists and the credentials reach it.
+func New(ctx context.Context, o Options) (*Store, error) {
+	if o.Bucket == "" {
+		return nil, errors.New("s3store: no bucket (want Options.Bucket)")
+	}
+	s := &Store{
+		client:      o.Client,
+		bucket:      o.Bucket,
+		prefix:      o.Prefix,
+		now:         o.Now,
+		concurrency: o.Concurrency,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.concurrency <= 0 {
+		s.concurrency = DefaultConcurrency
+	}
+	if s.client == nil {
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("s3store: loading the AWS configuration: %w", err)
+		}
+		s.client = s3.NewFromConfig(cfg, func(so *s3.Options) { so.UsePathStyle = o.UsePathStyle })
+	}
+	ep := s.client.Options().BaseEndpoint
+	s.tls = ep == nil || strings.HasPrefix(strings.ToLower(*ep), "https:")
+	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket}); err != nil {
+		return nil, fmt.Errorf("s3store: bucket %q: %w", s.bucket, err)
+	}
+	return s, nil
+}
+
+func (s *Store) key(id string) string { return s.prefix + id }
+
+func check(ctx context.Context, id string) error {
+	if err := store.ValidID(id); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// The user metadata of an object, after x-amz-meta- (S3 keeps the keys in
+// lower case).
+const (
+	metaName      = "mcpfile-name"
+	metaOwner     = "mcpfile-owner"
+	metaMediaType = "mcpfile-media-type"
+	metaExpires   = "mcpfile-expires"
+	metaSHA256    = "mcpfile-sha256"
+)
+
+// putInput returns the PutObject request that creates the object id with
+// meta m, without its body: the exact length, the media type, the
+// metadata, If-None-Match: * and, when the digest is known (declared, or
+// of an empty body), the checksum. With checked, the metadata also records
+// the digest, which the caller promises to check itself.
+func (s *Store) putInput(id string, m store.Meta, checked bool) (*s3.PutObjectInput, error) {
+	if m.Size < 0 || m.Size > MaxObjectSize {
+		return nil, fmt.Errorf("s3store: size %d (want 0 to %d bytes)", m.Size, int64(MaxObjectSize))
+	}
+	if !validHeaderValue(m.MediaType) {
+		return nil, fmt.Errorf("s3store: media type %q is not a valid header value", m.MediaType)
+	}
+	in := &s3.PutObjectInput{
+		Bucket:        &s.bucket,
+		Key:           aws.String(s.key(id)),
+		ContentLength: aws.Int64(m.Size),
+		IfNoneMatch:   aws.String("*"),
+		Metadata:      map[string]string{},
+	}
+	if m.MediaType != "" {
+		in.ContentType = aws.String(m.MediaType)
+	}
+	sum := m.SHA256
+	if sum == ([32]byte{}) && m.Size == 0 {
+		sum = sha256.Sum256(nil)
+	}
+	if sum != ([32]byte{}) {
+		in.ChecksumSHA256 = aws.String(base64.StdEncoding.EncodeToString(sum[:]))
+		if checked {
+			in.Metadata[metaSHA256] = hex.EncodeToString(sum[:])
+		}
+	}
+	for k, v := range map[string]string{metaName: m.Name, metaOwner: m.Owner, metaMediaType: m.MediaType} {
+		if v != "" {
+			in.Metadata[k] = url.PathEscape(v)
+		}
+	}
+	if !m.Expires.IsZero() {
+		in.Metadata[metaExpires] = m.Expires.UTC().Format(time.RFC3339Nano)
+	}
+	n := 0
+	for k, v := range in.Metadata {
+		n += len(k) + len(v)
+	}
+	if n > MaxMetadataSize {
+		return nil, fmt.Errorf("s3store: metadata of %d bytes (want at most %d): name or owner too long", n, MaxMetadataSize)
+	}
+	return in, nil
+}
+
+// validHeaderValue reports whether v can be sent as an HTTP header value
+// as it is: printable ASCII, spaces and tabs.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' || c > '~') && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// An object is what a HEAD request tells of a committed object.
+type object struct {
+	meta store.Meta
+	etag string
+	// hasSHA256 reports whether meta.SHA256 is set: S3 or the store
+	// recorded the digest.
+	hasSHA256 bool
+}
+
+// head reads the object id's length and metadata, and with checksum also
+// the SHA-256 S3 keeps. A missing object is [store.ErrNotFound]; expiry is
+// the caller's to check.
+func (s *Store) head(ctx context.Context, id string, checksum bool) (object, error) {
+	in := &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id))}
+	if checksum {
+		in.ChecksumMode = types.ChecksumModeEnabled
+	}
+	out, err := s.client.HeadObject(ctx, in)
+	if status(err) == http.StatusNotFound {
+		return object{}, store.ErrNotFound
+	}
+	if err != nil {
+		return object{}, fmt.Errorf("s3store: head %q: %w", id, err)
+	}
+	o := object{etag: aws.ToString(out.ETag)}
+	o.meta.Size = aws.ToInt64(out.ContentLength)
+	corrupt := func(what string, err error) (object, error) {
+		return object{}, fmt.Errorf("s3store: object %q has a bad %s: %v", id, what, err)
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{metaName, &o.meta.Name}, {metaOwner, &o.meta.Owner}, {metaMediaType, &o.meta.MediaType}} {
+		if v, ok := out.Metadata[f.key]; ok {
+			if *f.dst, err = url.PathUnescape(v); err != nil {
+				return corrupt(f.key, err)
+			}
+		}
+	}
+	if v, ok := out.Metadata[metaExpires]; ok {
+		if o.meta.Expires, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return corrupt(metaExpires, err)
+		}
+	}
+	// The checksum S3 keeps is the object's SHA-256 unless it is a
+	// multipart object's checksum of checksums, which this store never
+	// writes.
+	if v := aws.ToString(out.ChecksumSHA256); v != "" && out.ChecksumType != types.ChecksumTypeComposite {
+		if d, err := base64.StdEncoding.DecodeString(v); err == nil && len(d) == len(o.meta.SHA256) {
+			copy(o.meta.SHA256[:], d)
+			o.hasSHA256 = true
+		}
+	}
+	if v, ok := out.Metadata[metaSHA256]; ok && !o.hasSHA256 {
+		d, err := hex.DecodeString(v)
+		if err != nil || len(d) != len(o.meta.SHA256) {
+			return corrupt(metaSHA256, fmt.Errorf("%q is not a hex SHA-256", v))
+		}
+		copy(o.meta.SHA256[:], d)
+		o.hasSHA256 = true
+	}
+	return o, nil
+}
+
+// status returns the HTTP status of an S3 error, 0 if there was none.
+func status(err error) int {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+// Stat implements [store.Store.Stat], with one HEAD request. An object
+// whose SHA-256 S3 did not record (see the package doc) is read whole to
+// compute it.
+func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
+	if err := check(ctx, id); err != nil {
+		return store.Meta{}, err
+	}
+	o, err := s.head(ctx, id, true)
+	if err != nil {
+		return store.Meta{}, err
+	}
+	if o.meta.Expired(s.now()) {
+		return store.Meta{}, store.ErrNotFound
+	}
+	if !o.hasSHA256 {
+		r := s.reader(ctx, id, o)
+		defer r.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, r); err != nil {
+			return store.Meta{}, err
+		}
+		h.Sum(o.meta.SHA256[:0])
+	}
+	return o.meta, nil
+}
+
+// Open implements [store.Store.Open], with one HEAD request. The reader
+// reads with ranged GET requests made with ctx, each only of the object
+// that was opened (If-Match its ETag): if the object is deleted or
+// replaced meanwhile, reads fail rather than mix two objects.
+func (s *Store) Open(ctx context.Context, id string) (store.Reader, error) {
+	if err := check(ctx, id); err != nil {
+		return nil, err
+	}
+	o, err := s.head(ctx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	if o.meta.Expired(s.now()) {
+		return nil, store.ErrNotFound
+	}
+	return s.reader(ctx, id, o), nil
+}
+
+// Delete implements [store.Store.Delete].
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := check(ctx, id); err != nil {
+		return err
+	}
+	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id))})
+	if err != nil && status(err) != http.StatusNotFound {
+		return fmt.Errorf("s3store: delete %q: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package s3store_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// TestTransferThroughS3: a server whose store is S3 hands out presigned
+// PUTs; the bytes go straight to the bucket, and tools/call resolves the
+// file URI from it with the argument's checks, the content check included
+// (S3 holds length, digest and single use, but does not sniff).
+func TestTransferThroughS3(t *testing.T) {
+	gw := server(t, "http")
+	st := newStore(t, gw, s3store.Options{})
+	key, err := token.NewKey("k1", bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := token.NewKeyring(key)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s3", Version: "v1"}, nil)
+	if _, err := transfer.Register(s, transfer.Options{Keys: keys, Store: st, PublicURL: "https://files.example.com/"}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.DocumentArgs) (*mcp.CallToolResult, any, error) {
+		r, err := in.Document.Open()
+		if err != nil {
+			return nil, nil, err
+		}
+		defer r.Close()
+		h := sha256.New()
+		n, err := io.Copy(h, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Document.MediaType + " " + strconv.FormatInt(n, 10) + " bytes sha256:" + hex.EncodeToString(h.Sum(nil))}}}, nil, nil
+	})
+	st2, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload)
+	cs, err := c.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	upload := func(mediaType string, b []byte) (string, int) {
+		t.Helper()
+		n := int64(len(b))
+		d := transfer.SHA256Digest(sha256.Sum256(b))
+		res, err := mcp.CallCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](t.Context(), cs, transfer.MethodAuthorizeUpload,
+			&transfer.AuthorizeUploadParams{Name: "doc", MimeType: mediaType, Size: &n, Digest: &d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := res.Upload
+		if u.Method != "PUT" || u.Transport != "https" || !strings.HasPrefix(u.URL, gw.endpoint) || u.Multipart != nil {
+			t.Fatalf("upload descriptor %+v: want a presigned PUT to the bucket", u)
+		}
+		code, _ := send(t, gw, store.SignedRequest{Method: u.Method, URL: u.URL, Headers: u.Headers}, b, nil)
+		return res.File.URI, code
+	}
+
+	text := bytes.Repeat([]byte("straight to the bucket\n"), 50000)
+	uri, code := upload("text/plain", text)
+	if code != http.StatusOK {
+		t.Fatalf("presigned PUT: %d", code)
+	}
+	sum := sha256.Sum256(text)
+	want := "text/plain " + strconv.Itoa(len(text)) + " bytes sha256:" + hex.EncodeToString(sum[:])
+	if got := mcptest.Text(t, mcptest.Call(t, cs, "analyze", map[string]any{"document": uri})); got != want {
+		t.Errorf("analyze = %q, want %q", got, want)
+	}
+	if _, code := upload("text/plain", text); code != http.StatusOK {
+		t.Errorf("a second file: %d", code)
+	}
+
+	// Bytes that are not a PDF, declared as one: S3 takes them, resolution refuses them.
+	fake := []byte("this is not a PDF, whatever the upload said")
+	uri, code = upload("application/pdf", fake)
+	if code != http.StatusOK {
+		t.Fatalf("presigned PUT: %d", code)
+	}
+	res := mcptest.Call(t, cs, "analyze", map[string]any{"document": uri})
+	if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, "Argument 'document' fails the content check: declared \"application/pdf\" but the bytes are text") {
+		t.Errorf("analyze of a fake PDF = %q", got)
+	}
+}
