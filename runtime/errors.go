@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,9 @@ type Error struct {
 	// Scheme is the lower-cased scheme of a non-data: URI, truncated, or
 	// "" when the value had none (RuleScheme).
 	Scheme string
+	// TransferModes are the argument's transfer modes when they list
+	// "upload" (RuleScheme): what it accepts instead.
+	TransferModes []string
 	// Reason says what is wrong with the form of the URI (RuleURIForm),
 	// what was received instead of a URI with a scheme (RuleScheme, e.g.
 	// "an empty string"), or what JSON value was received and what was
@@ -145,7 +149,18 @@ func (e *Error) Error() string {
 		}
 		b.WriteString(" or declare the real media type")
 	case RuleScheme:
-		b.WriteString("is not a data: URI: received ")
+		inline, upload := true, false
+		if len(e.TransferModes) > 0 {
+			inline, upload = slices.Contains(e.TransferModes, "inline"), slices.Contains(e.TransferModes, "upload")
+		}
+		switch {
+		case upload && !inline:
+			b.WriteString("is not a file URI: received ")
+		case upload:
+			b.WriteString("is not a data: URI or a file URI: received ")
+		default:
+			b.WriteString("is not a data: URI: received ")
+		}
 		switch {
 		case e.Scheme != "":
 			s := e.Scheme
@@ -159,7 +174,14 @@ func (e *Error) Error() string {
 		default:
 			b.WriteString("a value without a scheme")
 		}
-		b.WriteString(", only data: URIs are accepted")
+		switch {
+		case upload && !inline:
+			b.WriteString(", only the mcp-file: URIs of files/authorizeUpload are accepted")
+		case upload:
+			b.WriteString(", only data: URIs and the mcp-file: URIs of files/authorizeUpload are accepted")
+		default:
+			b.WriteString(", only data: URIs are accepted")
+		}
 	case RuleTransferMode:
 		b.WriteString(e.Reason)
 	case RuleFileURI:

@@ -70,7 +70,9 @@ type File struct {
 // follow one (when it prints the operand of a verb that does not suit a
 // pointer, as in %!s(*runtime.fileContent=&{0xc000…})): it never follows
 // two, so it prints an address where the bytes are. Copies of a File share
-// one fileContent, which is never changed after [NewFile].
+// one fileContent, which is never changed once a handler can see the File:
+// [NewFile] makes it whole, and a reference to an uploaded file is
+// resolved in place by [AddTool] or [Elicit] before the handler runs.
 type fileContent struct {
 	mem *[]byte  // the bytes, held in memory; or
 	ext *extFile // the bytes, elsewhere (an uploaded file); or
@@ -105,12 +107,17 @@ func (f File) Size() int64 {
 	return int64(len(f.Bytes()))
 }
 
-// Bytes returns the file's bytes when they are held in memory, as those of
-// every inline (data: URI) file and every File from [NewFile] are, without
-// copying them: do not modify them. It returns nil for a file whose bytes
-// are elsewhere (a file uploaded out of band), and may for an empty file:
-// use [File.Size] for the size. [File.Open] works for every file, so a
-// handler that reads through it takes files of any size and origin.
+// Bytes returns the file's bytes when they are held in memory, without
+// copying them: do not modify them. They are for every inline (data: URI)
+// file, every File from [NewFile], and every uploaded file sent for an
+// argument without transferModes (which a client may upload to when the
+// server serves uploads: the runtime reads it into memory, within the same
+// maxSize, so that a handler written for inline files works unchanged).
+// Bytes returns nil for a file whose bytes are elsewhere, an uploaded file
+// sent for an argument whose transferModes list "upload" (mcpfile tag
+// transfer=), and may for an empty file: use [File.Size] for the size.
+// [File.Open] works for every file, so a handler that reads through it
+// takes files of any size and origin.
 func (f File) Bytes() []byte {
 	if f.content == nil || f.content.mem == nil {
 		return nil
@@ -135,7 +142,11 @@ func (f File) Open() (FileReader, error) {
 	if c := f.content; c != nil {
 		switch {
 		case c.ext != nil:
-			return c.ext.open()
+			r, err := c.ext.open()
+			if err != nil {
+				return nil, err
+			}
+			return &extReader{Reader: r}, nil
 		case c.ref != nil:
 			return nil, errUnresolved
 		}
@@ -215,8 +226,48 @@ func (m *memReader) Close() error {
 	return nil
 }
 
-// String returns the redacted form of f, e.g. "data:image/png;base64,[70 bytes]".
+// extReader is the FileReader of an uploaded file: the store's reader,
+// held to FileReader's contract after Close whatever the store does.
+type extReader struct {
+	hook.Reader
+	closed atomic.Bool
+}
+
+func (e *extReader) Read(p []byte) (int, error) {
+	if e.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return e.Reader.Read(p)
+}
+
+func (e *extReader) ReadAt(p []byte, off int64) (int, error) {
+	if e.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return e.Reader.ReadAt(p, off)
+}
+
+func (e *extReader) Seek(offset int64, whence int) (int64, error) {
+	if e.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	return e.Reader.Seek(offset, whence)
+}
+
+func (e *extReader) Close() error {
+	if e.closed.Swap(true) {
+		return fs.ErrClosed
+	}
+	return e.Reader.Close()
+}
+
+// String returns the redacted form of f, e.g.
+// "data:image/png;base64,[70 bytes]", or "mcp-file:[application/pdf,
+// 1048576 bytes]" for an uploaded file whose bytes are not in memory.
 func (f File) String() string {
+	if f.content != nil && (f.content.ext != nil || f.content.ref != nil) {
+		return "mcp-file:[" + f.MediaType + ", " + strconv.FormatInt(f.Size(), 10) + " bytes]"
+	}
 	return "data:" + f.MediaType + ";base64,[" + strconv.FormatInt(f.Size(), 10) + " bytes]"
 }
 

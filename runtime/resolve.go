@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -165,12 +166,44 @@ func resolveOne(ctx context.Context, arg string, f *File, d descriptor.File) err
 	}
 	// The content is this File's own: the decoder made it for this value,
 	// and no handler has seen it yet.
-	*c = fileContent{ext: &extFile{size: res.Size, open: res.Open}}
+	if len(d.TransferModes) == 0 {
+		// A field that did not ask for uploads gets the file as an inline
+		// one: in memory, for File.Bytes, within the same maxSize.
+		data, err := readAll(res)
+		if err != nil {
+			return &readError{arg}
+		}
+		*c = fileContent{mem: &data}
+	} else {
+		*c = fileContent{ext: &extFile{size: res.Size, open: res.Open}}
+	}
 	f.MediaType, f.Params = res.MediaType, res.Params
 	if f.Name == "" { // a companion filename argument, when there is one, wins
 		f.Name = res.Name
 	}
 	return nil
+}
+
+// readAll reads the whole of a resolved file.
+func readAll(res hook.Resolved) ([]byte, error) {
+	r, err := res.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data := make([]byte, res.Size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// readError is the error of an uploaded file that resolved but could not
+// be read.
+type readError struct{ arg string }
+
+func (e *readError) Error() string {
+	return "Argument '" + e.arg + "' could not be read: the server's store failed; try again later."
 }
 
 // checkUploadsServed is AddTool's check that a tool whose files take

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdbase64 "encoding/base64"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -76,12 +77,15 @@ func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error)
 	if err != nil {
 		return runtime.File{}, err
 	}
-	if escaped && len(uri) <= maxEscapedFileURI {
+	switch {
+	case !escaped && isFileURI(uri):
+		return fileRef(arg, uri, d)
+	case escaped && len(uri) <= maxEscapedFileURI:
 		if u := jsonwalk.Unquote(uri); isFileURI(u) {
 			return fileRef(arg, u, d)
 		}
-	} else if !escaped && isFileURI(uri) {
-		return fileRef(arg, uri, d)
+	case escaped && escapedFileURI(uri):
+		return fileRef(arg, uri, d) // too long, escapes and all
 	}
 	var f runtime.File
 	var ferr *runtime.Error
@@ -170,6 +174,9 @@ func check(arg string, uri []byte, d descriptor.File) (parsed, *runtime.Error) {
 			// A file target takes references before it gets here: this one
 			// keeps the data: URI as a string.
 			return parsed{}, transferError(arg, d, "the server keeps this argument as a data: URI string and takes no uploaded files: send the file inline, as a data: URI")
+		}
+		if err.Rule == runtime.RuleScheme && slices.Contains(d.TransferModes, descriptor.Upload) {
+			err.TransferModes = d.TransferModes // what the field takes instead
 		}
 		return parsed{}, err
 	}
@@ -493,6 +500,18 @@ const maxEscapedFileURI = 6 * hook.MaxURILen
 // mcp-file: (schemes are case-insensitive).
 func isFileURI(uri []byte) bool {
 	return len(uri) >= len(hook.FileScheme) && datauri.EqualFold(uri[:len(hook.FileScheme)], hook.FileScheme)
+}
+
+// escapedFileURI reports whether the JSON string contents s, escaped,
+// begin with the scheme of a file URI.
+func escapedFileURI(s []byte) bool {
+	var head [len(hook.FileScheme)]byte
+	n := 0
+	u := jsonwalk.NewUnescaper(s)
+	for piece := u.Next(); piece != nil && n < len(head); piece = u.Next() {
+		n += copy(head[n:], piece)
+	}
+	return isFileURI(head[:n])
 }
 
 // fileRef returns the File that refers to uri, an uploaded file's URI sent

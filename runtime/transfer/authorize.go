@@ -32,7 +32,10 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 		p = new(AuthorizeUploadParams)
 	}
 	_, extra := hook.ResolverFrom(ctx)
-	owner := c.owner(extra)
+	owner, err := c.owner(extra)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: " + err.Error()}
+	}
 
 	// The declaration: size (required), media type, digest, name.
 	if p.Size == nil {
@@ -46,9 +49,9 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	if declared == "" {
 		declared = defaultMediaType
 	}
-	mt, params, err := mime.ParseMediaType(declared)
-	if err != nil || !strings.Contains(mt, "/") || len(declared) > token.MaxMediaTypeLen {
-		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype, such as application/pdf, of at most %d bytes)", quoteShort(declared), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
+	mt, params, ok := parseMediaType(declared)
+	if !ok {
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype without wildcards, such as application/pdf, with parameters of printable ASCII, at most %d bytes in all)", quoteShort(declared), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
 	}
 	var sum []byte
 	if p.Digest != nil {
@@ -91,7 +94,7 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 		return nil, c.internal("file URI", err)
 	}
 	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: owner, Size: size, SHA256: sum,
-		MediaType: mime.FormatMediaType(mt, params), Name: name, Expires: authExpires}
+		MediaType: formatMediaType(mt, params), Name: name, Expires: authExpires}
 	res := &AuthorizeUploadResult{
 		File: FileValue{URI: uri, Name: name, MimeType: p.MimeType, Size: &size, Digest: p.Digest},
 	}
@@ -115,6 +118,43 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 		}
 	}
 	return res, nil
+}
+
+// parseMediaType parses a declared media type: type/subtype, lower-cased,
+// neither of them a wildcard, with parameters; it must be at most
+// token.MaxMediaTypeLen bytes of printable ASCII both as declared and as
+// the token will carry it (formatted again, which can lengthen it).
+func parseMediaType(declared string) (mt string, params map[string]string, ok bool) {
+	if len(declared) > token.MaxMediaTypeLen {
+		return "", nil, false
+	}
+	mt, params, err := mime.ParseMediaType(declared)
+	if err != nil {
+		return "", nil, false
+	}
+	typ, sub, _ := strings.Cut(mt, "/")
+	if typ == "" || sub == "" || strings.Contains(mt, "*") {
+		return "", nil, false
+	}
+	f := formatMediaType(mt, params)
+	if len(f) > token.MaxMediaTypeLen {
+		return "", nil, false
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] < 0x20 || f[i] > 0x7e {
+			return "", nil, false
+		}
+	}
+	return mt, params, true
+}
+
+// formatMediaType writes a parsed media type, as the token and the store
+// carry it.
+func formatMediaType(mt string, params map[string]string) string {
+	if f := mime.FormatMediaType(mt, params); f != "" {
+		return f
+	}
+	return mt
 }
 
 // internal is the JSON-RPC error of a failure of the server's own, logged.

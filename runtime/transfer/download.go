@@ -34,7 +34,10 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
 	}
 	_, extra := hook.ResolverFrom(ctx)
-	owner := c.owner(extra)
+	owner, err := c.owner(extra)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
+	}
 	ref, m, rerr := c.lookup(ctx, p.URI, owner)
 	if rerr != nil {
 		return nil, rerr.rpc("files/authorizeDownload")

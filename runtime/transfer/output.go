@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"os"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,16 +60,19 @@ func Save(ctx context.Context, out Output) (FileValue, error) {
 	if mt == "" {
 		mt = defaultMediaType
 	}
-	if t, params, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(t, "/") || len(mt) > token.MaxMediaTypeLen {
-		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype of at most %d bytes", quoteShort(mt), token.MaxMediaTypeLen)
+	if t, params, ok := parseMediaType(mt); !ok {
+		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype without wildcards, of at most %d bytes of printable ASCII", quoteShort(mt), token.MaxMediaTypeLen)
 	} else {
-		mt = mime.FormatMediaType(t, params)
+		mt = formatMediaType(t, params)
 	}
 	name := runtime.SanitizeName(out.Name)
 	if len(name) > token.MaxNameLen {
 		name = runtime.SanitizeName(name[:token.MaxNameLen])
 	}
-	owner := c.owner(extra)
+	owner, err := c.owner(extra)
+	if err != nil {
+		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
+	}
 	expires := c.Now().Add(c.FileTTL)
 	id := token.NewFileID()
 	w, err := c.Store.Create(ctx, id, store.Meta{Size: size, MediaType: mt, Name: name, Owner: owner, Expires: expires})

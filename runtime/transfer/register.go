@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -55,18 +57,23 @@ type Options struct {
 	// (mcp-file://<host>/…). Empty means PublicURL's host, lower-cased.
 	Host string
 
-	// Store is where uploaded files go. Nil means a [diskstore] in the
-	// directory "mcpfile-uploads" under os.TempDir(), swept by a goroutine
-	// that runs until Options.Context is done; pass your own (and run
-	// [store.RunSweeper] for it) for files that must outlive the machine's
-	// temporary directory, or that replicas share.
+	// Store is where uploaded files go. Nil means the process's default
+	// store: a [diskstore] in the directory "mcpfile/uploads" under the
+	// user's cache directory (os.UserCacheDir), made readable by its owner
+	// only and refused if anyone else could write to it, shared by every
+	// server of the process and swept every DefaultSweepInterval by one
+	// goroutine. Pass your own (and run [store.RunSweeper] for it) to put
+	// files elsewhere, or to share them between replicas.
 	Store store.Store
 
 	// Owner returns the principal that the SDK's auth token info names:
 	// files/authorizeUpload issues files to it, and only it may use them.
-	// Nil means the token info's UserID. Without auth (no token info) the
-	// principal is "", and the signed, unguessable file URI itself is the
-	// capability.
+	// Nil means the token info's UserID. A request with token info whose
+	// principal is "" is refused (the SDK's UserID is optional: set it in
+	// the token verifier, or set Owner), so that users of a verifier that
+	// names nobody do not all share one principal. Without auth (no token
+	// info) the principal is "", and the signed, unguessable file URI itself
+	// is the capability.
 	Owner func(*auth.TokenInfo) string
 
 	// AuthorizationTTL is how long an upload descriptor may be used. Zero
@@ -90,10 +97,6 @@ type Options struct {
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL and
 	// Owner are set by Register.
 	Upload UploadOptions
-
-	// Context bounds the goroutine that sweeps the default store. Nil means
-	// context.Background(): the sweeper runs for the life of the process.
-	Context context.Context
 
 	// Now returns the current time. Nil means time.Now.
 	Now func() time.Time
@@ -139,6 +142,9 @@ type Options struct {
 // URI is refused with rule fileURI; nothing in a URI is ever treated as a
 // path or fetched.
 func Register(s *mcp.Server, o Options) (http.Handler, error) {
+	if hook.Serves(s) {
+		return nil, errors.New("transfer.Register: the server serves uploads already: call Register once per server")
+	}
 	c, err := newConfig(o)
 	if err != nil {
 		return nil, err
@@ -153,7 +159,13 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 	res := &resolver{c}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			return next(hook.WithResolver(ctx, res, req.GetExtra()), method, req)
+			switch method {
+			case "tools/call", MethodAuthorizeUpload, MethodAuthorizeDownload:
+				// Where file URIs are resolved (tools/call, elicitation
+				// answers included) and files authorized.
+				ctx = hook.WithResolver(ctx, res, req.GetExtra())
+			}
+			return next(ctx, method, req)
 		}
 	})
 	hook.Serve(s)
@@ -165,8 +177,8 @@ type config struct {
 	Options
 	server      *mcp.Server
 	uploadURL   string
-	downloadURL string // followed by the token
-	usage     store.Usager // nil: no quota
+	downloadURL string       // followed by the token
+	usage       store.Usager // nil: no quota
 }
 
 func newConfig(o Options) (*config, error) {
@@ -182,13 +194,14 @@ func newConfig(o Options) (*config, error) {
 	}
 	c := &config{Options: o}
 	if c.Host == "" {
-		c.Host = strings.ToLower(u.Host)
+		c.Host = u.Host
+	}
+	c.Host = strings.ToLower(c.Host)
+	if _, err := o.Keys.FileURI(token.FileRef{Host: c.Host, FileID: "x", Expires: time.Unix(1, 0)}); err != nil {
+		return nil, fmt.Errorf("transfer.Register: Options.Host %q cannot be the host of a file URI: %v", c.Host, err)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
-	}
-	if c.Context == nil {
-		c.Context = context.Background()
 	}
 	if c.ErrorLog == nil {
 		c.ErrorLog = log.Default()
@@ -209,17 +222,11 @@ func newConfig(o Options) (*config, error) {
 		c.Owner = func(ti *auth.TokenInfo) string { return ti.UserID }
 	}
 	if c.Store == nil {
-		dir := filepath.Join(os.TempDir(), "mcpfile-uploads")
-		ds, err := diskstore.New(dir, nil)
+		ds, err := defaultStore(c.ErrorLog)
 		if err != nil {
-			return nil, fmt.Errorf("transfer.Register: the default store: %w", err)
+			return nil, fmt.Errorf("transfer.Register: the default store: %w (or set Options.Store)", err)
 		}
 		c.Store = ds
-		go store.RunSweeper(c.Context, ds, DefaultSweepInterval, func(_ int, err error) {
-			if err != nil {
-				c.ErrorLog.Printf("transfer: sweeping %s: %v", dir, err)
-			}
-		})
 	}
 	if us, ok := c.Store.(store.Usager); ok && c.Quota > 0 {
 		c.usage = us
@@ -229,12 +236,24 @@ func newConfig(o Options) (*config, error) {
 	return c, nil
 }
 
-// owner is the principal of a request whose extra is given.
-func (c *config) owner(extra *mcp.RequestExtra) string {
+// errNoPrincipal: the request has auth token info that names no principal.
+var errNoPrincipal = errors.New("the request's auth token info names no principal: set UserID in the token verifier, or transfer.Options.Owner")
+
+// owner is the principal of a request whose extra is given: "" without
+// auth token info, an error when the token info names none.
+func (c *config) owner(extra *mcp.RequestExtra) (string, error) {
 	if extra == nil || extra.TokenInfo == nil {
-		return ""
+		return "", nil
 	}
-	return c.Owner(extra.TokenInfo)
+	return c.principal(extra.TokenInfo)
+}
+
+func (c *config) principal(ti *auth.TokenInfo) (string, error) {
+	if p := c.Owner(ti); p != "" {
+		return p, nil
+	}
+	c.ErrorLog.Printf("transfer: %v", errNoPrincipal)
+	return "", errNoPrincipal
 }
 
 // handler is the HTTP side: the upload endpoint at …/upload.
@@ -271,7 +290,11 @@ func (c *config) httpOwner(r *http.Request) (string, bool) {
 	if ti == nil {
 		return "", false
 	}
-	return c.Owner(ti), true
+	p, err := c.principal(ti)
+	if err != nil {
+		return "\x00no principal", true // matches no token's owner: refused
+	}
+	return p, true
 }
 
 // splitLast splits a path at its last slash.
@@ -283,4 +306,60 @@ func splitLast(p string) (dir, last string) {
 func lastSegmentOf(p string) string {
 	_, last := splitLast(p)
 	return last
+}
+
+// The process's default store, made once.
+var (
+	defaultOnce  sync.Once
+	defaultDS    *diskstore.Store
+	defaultDSErr error
+)
+
+// defaultStore returns the process's default store (see Options.Store),
+// making it and starting its sweeper the first time.
+func defaultStore(errorLog *log.Logger) (*diskstore.Store, error) {
+	defaultOnce.Do(func() {
+		dir, err := defaultDir()
+		if err != nil {
+			defaultDSErr = err
+			return
+		}
+		defaultDS, defaultDSErr = diskstore.New(dir, nil)
+		if defaultDSErr != nil {
+			return
+		}
+		ds := defaultDS
+		go store.RunSweeper(context.Background(), ds, DefaultSweepInterval, func(_ int, err error) {
+			if err != nil {
+				errorLog.Printf("transfer: sweeping the default store %s: %v", dir, err)
+			}
+		})
+	})
+	return defaultDS, defaultDSErr
+}
+
+// defaultDir makes, or checks, the default store's directory: under the
+// user's cache directory, a directory (not a link to one) that belongs to
+// this user and that no one else can write to, since whoever can write
+// there can plant or swap files.
+func defaultDir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "mcpfile", "uploads")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := privateDir(dir, fi); err != nil {
+		return "", err
+	}
+	return dir, nil
 }

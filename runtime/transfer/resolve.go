@@ -3,8 +3,8 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"mime"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,13 +28,22 @@ var _ hook.Resolver = (*resolver)(nil)
 func (r *resolver) Declare(schema *descriptor.Schema) { hook.AddSchema(r.c.server, schema) }
 
 // Resolve checks uri for the caller, finds its file in the store and
-// checks the file against d: media type, size, first bytes.
+// checks the file against d: media type and size from the store's record,
+// then the first bytes.
 func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (hook.Resolved, error) {
 	c := r.c
 	fail := func(reason string) (hook.Resolved, error) {
 		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason}
 	}
-	ref, err := c.Keys.ParseFileURI(uri, c.owner(extra), c.Now())
+	internal := func(step string, err error) (hook.Resolved, error) {
+		c.ErrorLog.Printf("transfer: resolving a file URI: %s: %v", step, err)
+		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
+	}
+	owner, err := c.owner(extra)
+	if err != nil {
+		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
+	}
+	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
 	switch {
 	case errors.Is(err, token.ErrMalformed):
 		var te *token.Error
@@ -45,27 +54,35 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	case err != nil: // unknown key, bad signature: altered, another server's, or another caller's
 		return fail("this server did not issue it to this caller, or it was altered")
 	case ref.Host != c.Host:
-		return fail("it was issued by another server (host " + quoteShort(ref.Host) + ")")
+		return fail("it was issued by another server")
 	}
 	m, err := c.Store.Stat(ctx, ref.FileID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return fail("no upload has completed under it (the upload is missing, was refused, or has expired)")
 	case err != nil:
-		c.ErrorLog.Printf("transfer: resolving a file URI: store stat: %v", err)
-		return hook.Resolved{}, errors.New("the server could not read its store; try again later")
+		return internal("store stat", err)
 	case m.Owner != ref.Owner:
 		return fail("this server did not issue it to this caller")
 	}
 
-	mt, params, err := mime.ParseMediaType(m.MediaType)
-	if err != nil {
-		mt, _, _ = strings.Cut(m.MediaType, ";")
-		mt, params = strings.ToLower(strings.TrimSpace(mt)), nil
+	mt, params, ok := parseMediaType(m.MediaType)
+	if !ok { // a store written by another path (a presigned upload) may hold anything
+		mt, params = strings.ToLower(strings.TrimSpace(strings.Split(m.MediaType, ";")[0])), nil
+		if !strings.Contains(mt, "/") || strings.Contains(mt, "*") {
+			mt = defaultMediaType
+		}
 	}
-	var head []byte
+	charset := strings.ToLower(params["charset"])
+	// Media type and size first, from the store's record: nothing is read
+	// of a file the argument refuses anyway.
+	nosniff := d
+	nosniff.NoSniff = true
+	if err := mcpfileimpl.CheckStored(arg, nosniff, mt, charset, m.Size, nil); err != nil {
+		return hook.Resolved{}, err
+	}
 	if !d.NoSniff && m.Size > 0 {
-		head = make([]byte, min(m.Size, content.SniffLen))
+		head := make([]byte, min(m.Size, content.SniffLen))
 		rd, err := c.Store.Open(ctx, ref.FileID)
 		if err == nil {
 			_, err = io.ReadFull(rd, head)
@@ -75,12 +92,11 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		case errors.Is(err, store.ErrNotFound):
 			return fail("no upload has completed under it (the upload is missing, was refused, or has expired)")
 		case err != nil:
-			c.ErrorLog.Printf("transfer: resolving a file URI: store read: %v", err)
-			return hook.Resolved{}, errors.New("the server could not read its store; try again later")
+			return internal("store read", err)
 		}
-	}
-	if err := mcpfileimpl.CheckStored(arg, d, mt, strings.ToLower(params["charset"]), m.Size, head); err != nil {
-		return hook.Resolved{}, err
+		if err := mcpfileimpl.CheckStored(arg, d, mt, charset, m.Size, head); err != nil {
+			return hook.Resolved{}, err
+		}
 	}
 	if len(params) == 0 {
 		params = nil

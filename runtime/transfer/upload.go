@@ -33,6 +33,9 @@ const (
 	// DefaultMaxParts bounds the number of parts of a multipart body up to
 	// and including the file part.
 	DefaultMaxParts = 8
+	// DefaultIdleTimeout is how long an upload may go without a byte
+	// arriving.
+	DefaultIdleTimeout = time.Minute
 )
 
 // The names of the multipart form fields, as in the SEP's descriptor:
@@ -63,7 +66,8 @@ type UploadOptions struct {
 	// which TTL counts. Nil means time.Now.
 	Now func() time.Time
 	// TTL is how long an uploaded file stays in the store after its upload
-	// completes. Zero means DefaultUploadTTL.
+	// completes, and at least until its token expires. Zero means
+	// DefaultUploadTTL.
 	TTL time.Duration
 	// BufferSize is the size of the buffer each upload is copied through.
 	// Zero means DefaultBufferSize.
@@ -76,6 +80,14 @@ type UploadOptions struct {
 	// MaxParts bounds the parts of a multipart body up to and including
 	// the file part. Zero means DefaultMaxParts.
 	MaxParts int
+	// IdleTimeout is how long an upload's body may go without a byte
+	// arriving: the handler moves the connection's read deadline forward
+	// by it before each read of the file, so that a slow but steady upload
+	// of a big file is not cut by the http.Server's ReadTimeout, and a
+	// stalled one is cut after IdleTimeout. Zero means DefaultIdleTimeout;
+	// where the connection has no deadlines (HTTP/2 over some transports,
+	// tests), the server's own timeouts apply.
+	IdleTimeout time.Duration
 	// ErrorLog receives the store failures answered with 500. Nil means
 	// the log package's standard logger, as in net/http.
 	ErrorLog *log.Logger
@@ -157,6 +169,9 @@ func UploadHandler(o UploadOptions) http.Handler {
 	}
 	if h.o.MaxParts <= 0 {
 		h.o.MaxParts = DefaultMaxParts
+	}
+	if h.o.IdleTimeout <= 0 {
+		h.o.IdleTimeout = DefaultIdleTimeout
 	}
 	if h.o.ErrorLog == nil {
 		h.o.ErrorLog = log.Default()
@@ -249,7 +264,14 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 
 	// 7. Single use: create the object; a committed one under the ID means the token was used.
-	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Name: c.Name, Owner: c.Owner, Expires: h.o.Now().Add(h.o.TTL)}
+	// The file outlives its token, so that the token stays spent: were the
+	// file swept while the token was good, the token could upload other
+	// bytes under the same ID, and one file URI would name two files.
+	expires := h.o.Now().Add(h.o.TTL)
+	if expires.Before(c.Expires) {
+		expires = c.Expires
+	}
+	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Name: c.Name, Owner: c.Owner, Expires: expires}
 	copy(meta.SHA256[:], c.SHA256) // nil declares no digest: the zero value
 	obj, err := h.o.Store.Create(ctx, c.FileID, meta)
 	switch {
@@ -263,6 +285,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	// 8. Copy through one buffer: exact size, sniff the first bytes; the store hashes as it writes.
 	bufp := h.bufs.Get().(*[]byte)
 	defer h.bufs.Put(bufp)
+	body = &idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}
 	n, err := copyFile(obj, body, c.Size, *bufp, sniffer(c.MediaType))
 	var mismatch *sniffError
 	switch {
@@ -424,6 +447,24 @@ func (p *preambleReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.left -= int64(n)
 	return n, err
+}
+
+// An idleReader moves the connection's read deadline idle ahead before
+// each read.
+type idleReader struct {
+	r    io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+	off  bool // the connection has no deadlines
+}
+
+func (d *idleReader) Read(p []byte) (int, error) {
+	if !d.off {
+		if err := d.rc.SetReadDeadline(time.Now().Add(d.idle)); err != nil {
+			d.off = true
+		}
+	}
+	return d.r.Read(p)
 }
 
 // Errors of copyFile.

@@ -357,6 +357,11 @@ func TestCustomMethods(t *testing.T) {
 	}
 
 	// On the wire: both results written by the server with resultType.
+	// The logging transport may log a write after the client has read it:
+	// wait for both lines.
+	for deadline := time.Now().Add(5 * time.Second); strings.Count(wire.String(), `"file":`) < 2 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	var results int
 	for line := range strings.Lines(wire.String()) {
 		msg, ok := strings.CutPrefix(line, "write: ")
