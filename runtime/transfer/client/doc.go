@@ -1,0 +1,84 @@
+// Package client uploads files to MCP servers out of band, as SEP-2631
+// (File Objects and Transfer) describes, for hosts and agents written in
+// Go with the MCP Go SDK. Given a client session and a file, it asks the
+// server for an upload with files/authorizeUpload, sends the bytes as the
+// returned descriptor says, checks every answer on the way, and returns
+// the file URI (mcp-file:…) to put in a tool argument or an elicitation
+// answer where a data: URI would otherwise go.
+//
+//	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
+//	if err := client.Enable(c); err != nil { // before Connect
+//		return err
+//	}
+//	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+//	…
+//	f, err := client.UploadPath(ctx, cs, "report.pdf", "application/pdf", nil)
+//	…
+//	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "analyze_document",
+//		Arguments: map[string]any{"document": f.URI}})
+//
+// [UploadPath] uploads a file on disk; [Upload] a [File] read from any
+// io.Reader of known size.
+//
+// # What it checks
+//
+// Descriptors are bearer capabilities handed out by the server, so the
+// client treats them as input: each check below is one step of [Upload],
+// and a failure is an error that says which member broke which rule
+// ([ErrBadAnswer] for the server's answers).
+//
+//   - files/authorizeUpload: a JSON-RPC error (such as -32602 with reason
+//     maxSizeExceeded) is returned wrapped, so that [transfer.ErrorDataOf]
+//     reads its data. The result's file.uri is present and mcp-file:, and
+//     its size, mimeType and digest, when present, are those declared.
+//   - The upload descriptor: transport "https", method POST or PUT (a
+//     GET is a download), a multipart member with a fileField, a URL that
+//     is absolute, https (see [Options.AllowHTTP]) and without user info,
+//     an expiresAt that has not passed, and headers that do not touch the
+//     connection (Transfer-Encoding, Connection, …) and whose Host and
+//     Content-Length, if given, are those of the request.
+//   - The body: exactly File.Size bytes. The last bytes are held back
+//     until the reader has ended there and, for a hashed file, until the
+//     bytes sent have the declared SHA-256: a file that is shorter,
+//     longer, or changed since it was hashed is never uploaded whole.
+//   - The upload answer: 2xx, after the whole file was sent. A redirect is
+//     refused, never followed; another status is a [*StatusError] with
+//     the endpoint's reason. A reported size or sha-256 digest ({"size":
+//     …, "digest": …} in a JSON answer) must be that of the bytes sent.
+//
+// No error holds a byte of the file, the upload token, or the upload URL
+// beyond its scheme and host (a presigned URL carries its signature).
+//
+// # Decisions
+//
+// Streaming: the file is never held in memory. A multipart body is three
+// readers in a row (the form fields and the file part's header, then the
+// file, then the closing boundary), so the request has an exact
+// Content-Length, which S3 and other servers want, without a pipe or a
+// goroutine; a PUT sends the file as the body with Content-Length set to
+// its size. The fields go in name order, all before the file part, as the
+// upload endpoint of package transfer requires of the token.
+//
+// Digest: a seekable body (a file, a bytes.Reader) is read twice, once to
+// declare its SHA-256 so that the server refuses other bytes, then to
+// send it. Other readers are read once: no digest is declared, the
+// SHA-256 is computed as the bytes go, and it is checked against the
+// digest the endpoint reports. Either way the returned FileValue carries
+// the digest of the bytes sent.
+//
+// Media type: when none is given it is detected from the first 512 bytes
+// with http.DetectContentType (without parameters), for a seekable body
+// during hashing, for another by reading them first and sending them
+// back in front; a server that checks content would refuse a declared
+// type the bytes do not have anyway.
+//
+// Transport: plain http:// is refused unless [Options.AllowHTTP] is set,
+// loopback addresses included (see there for why); redirects are refused
+// with any HTTP client, since a POST redirected with 302 becomes a GET
+// whose 200 would look like a success.
+//
+// Capability: SEP-2631 clients advertise {"files": {"upload": true,
+// "transports": ["https"]}} in their capabilities. go-sdk v1.8's
+// mcp.ClientCapabilities has no member for it, so [Enable] cannot add it;
+// servers built with package transfer do not ask for it.
+package client
