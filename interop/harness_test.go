@@ -92,13 +92,13 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// startHTTP starts bin with -http on a free loopback port, waits (at most
-// 10 s) until it accepts connections and returns its URL. The process is
-// killed when the test ends.
-func startHTTP(t *testing.T, bin string) string {
+// startHTTP starts bin with -http on a free loopback port and args, waits
+// (at most 10 s) until it accepts connections and returns its URL. The
+// process is killed when the test ends.
+func startHTTP(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "-http", addr)
+	cmd := exec.Command(bin, append([]string{"-http", addr}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

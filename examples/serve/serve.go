@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -105,17 +106,28 @@ const SessionTimeout = 10 * time.Minute
 
 // ServeHTTP serves s on addr until ctx is done.
 func ServeHTTP(ctx context.Context, addr string, s *mcp.Server, limit int64) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return Serve(ctx, l, Handler(s, limit))
+}
+
+// Serve serves h on l until ctx is done, then shuts down gracefully
+// (waiting up to 5 seconds for requests in flight), with the timeouts of
+// the example commands. It closes l.
+func Serve(ctx context.Context, l net.Listener, h http.Handler) error {
 	srv := &http.Server{
-		Addr:              addr,
-		Handler:           Handler(s, limit),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		// A stalled upload holds at most one request body (limit bytes)
-		// until then.
+		// A stalled upload holds at most one request body (the handler's
+		// limit) until then. A handler that takes longer bodies on purpose
+		// extends its own read deadline (http.ResponseController).
 		ReadTimeout: 5 * time.Minute,
 		IdleTimeout: 2 * time.Minute,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(l) }()
 	select {
 	case err := <-errc:
 		return err

@@ -1,9 +1,13 @@
 // Command tour shows mcpfile's main job end to end, in a few seconds and with
 // nothing but Go: an annotated struct, the schema a client sees in
 // tools/list, a call with a real PNG, the calls the runtime rejects with the
-// texts a model reads, and a file asked of the user through elicitation on
-// both protocol generations. The servers are the examples in this directory,
-// the client is the MCP Go SDK's, connected over in-memory transports.
+// texts a model reads, a file asked of the user through elicitation on
+// both protocol generations, and a file too large to send inline, uploaded
+// out of band (SEP-2631): files/authorizeUpload, an HTTP POST of the bytes,
+// and a tools/call that carries the file's URI. The servers are the
+// examples in this directory, the client is the MCP Go SDK's, connected
+// over in-memory transports, and for the upload over streamable HTTP on
+// 127.0.0.1.
 //
 //	go run ./examples/tour
 //
@@ -111,6 +115,9 @@ func (t *tour) run(ctx context.Context) {
 
 	t.section("6. The same with an older client (2025-11-25: elicitation/create)")
 	t.elicitLegacy(ctx)
+
+	t.section("7. Uploading a file out of band (SEP-2631, examples/analyze_document/analyzedoc/args.go)")
+	t.upload(ctx)
 }
 
 func connect(ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, version string) (*mcp.ClientSession, error) {

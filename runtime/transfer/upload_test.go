@@ -82,8 +82,8 @@ func newFixture(t testing.TB, kind string) *fixture {
 	}
 	fx.keys = keys
 	fx.handler = transfer.UploadHandler(transfer.UploadOptions{
-		Store:    fx.store,
-		Keys:     keys,
+		Store: fx.store,
+		Keys:  keys,
 		Owner: func(r *http.Request) (string, bool) {
 			o := r.Header.Get("X-Test-Owner")
 			return o, o != ""

@@ -1,0 +1,254 @@
+// Package analyzedoc is the analyze_document example server: files that
+// arrive out of band, as SEP-2631 uploads. Its analyze_document tool takes
+// a PDF or text file of up to 1 GiB that the client must upload
+// (files/authorizeUpload, then an HTTP POST beside the MCP connection), and
+// its read_text tool a text file of up to 5 MiB, inline as a data: URI or
+// uploaded. Both read the file through File.Open, a piece at a time, and
+// answer with its size and SHA-256: the server's memory stays flat however
+// large the file.
+package analyzedoc
+
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// ArgsSource is the source of the file that declares the tools' arguments,
+// for the tour.
+//
+//go:embed args.go
+var ArgsSource string
+
+// MCPPath is the path of the MCP endpoint in [Handler].
+const MCPPath = "/mcp"
+
+// Tools.
+var (
+	// AnalyzeTool is the analyze_document tool.
+	AnalyzeTool = &mcp.Tool{
+		Name:        "analyze_document",
+		Description: "Analyze a PDF or text document of up to 1 GiB: its size and SHA-256 digest (and line count for text). The document must be uploaded: call files/authorizeUpload, upload the bytes, pass the returned mcp-file: URI.",
+	}
+	// ReadTextTool is the read_text tool.
+	ReadTextTool = &mcp.Tool{
+		Name:        "read_text",
+		Description: "Read a text file of up to 5 MiB, inline (data: URI) or uploaded: its size, SHA-256 digest and line count.",
+	}
+)
+
+// Options configure [NewServer] and [Handler]. PublicURL is required.
+type Options struct {
+	// PublicURL is the URL at which clients reach the upload endpoint's
+	// directory, such as "https://files.example.com/files/": uploads go to
+	// PublicURL + "upload" (see transfer.Options.PublicURL).
+	PublicURL string
+	// Keys sign upload tokens and file URIs. Nil means a random key: uploads
+	// then work with this process only, and its file URIs stop verifying
+	// when it ends.
+	Keys *token.Keyring
+	// Store is where uploaded files go. Nil means the transfer package's
+	// default store, a directory under the user's cache directory.
+	Store store.Store
+	// ErrorLog receives store failures. Nil means the log package's
+	// standard logger.
+	ErrorLog *log.Logger
+}
+
+// NewServer returns the analyze_document server, which serves
+// files/authorizeUpload and resolves the file URIs it hands out, and the
+// handler of its upload endpoint, to mount where o.PublicURL reaches it.
+// It fails when o.PublicURL is not an absolute http(s) URL, or the default
+// store cannot be made.
+func NewServer(o Options) (*mcp.Server, http.Handler, error) {
+	keys := o.Keys
+	if keys == nil {
+		var err error
+		if keys, err = token.NewKeyring(token.RandomKey()); err != nil {
+			return nil, nil, err
+		}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "analyze_document", Version: "v0.1.0"}, nil)
+	// Before AddTool: it refuses an upload-only field on a server that does
+	// not serve uploads.
+	files, err := transfer.Register(s, transfer.Options{
+		Keys: keys, PublicURL: o.PublicURL, Store: o.Store, ErrorLog: o.ErrorLog,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	runtime.AddTool(s, AnalyzeTool, Analyze)
+	runtime.AddTool(s, ReadTextTool, ReadText)
+	return s, files, nil
+}
+
+// Handler returns what the command serves over HTTP: the MCP endpoint at
+// [MCPPath], for both protocol generations (serve.Handler, with request
+// bodies of up to [MaxRequestBytes]), and the upload endpoint at the path
+// of o.PublicURL (so a proxy in front must forward paths unchanged).
+func Handler(o Options) (http.Handler, error) {
+	u, err := url.Parse(o.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("analyzedoc: PublicURL %q: %v", o.PublicURL, err)
+	}
+	limit, err := MaxRequestBytes()
+	if err != nil {
+		return nil, err
+	}
+	s, files, err := NewServer(o)
+	if err != nil {
+		return nil, err
+	}
+	dir := u.Path
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	endpoint, uploads := serve.Handler(s, limit), slowUploads(files)
+	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
+	// what patterns read as syntax (spaces, braces).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == MCPPath:
+			endpoint.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, dir):
+			uploads.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}), nil
+}
+
+// UploadReadTimeout is how long [Handler] gives one upload's body to
+// arrive, in place of the server's ReadTimeout (5 minutes in
+// serve.Serve), which a 1 GiB upload on a slow link would outlast.
+const UploadReadTimeout = time.Hour
+
+// slowUploads extends each request's read deadline to UploadReadTimeout
+// from now.
+func slowUploads(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An error means the connection has no deadline to extend.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(UploadReadTimeout))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// MaxRequestBytes is the request body limit the server needs: read_text's
+// inline 5 MiB is about 7 MB of base64; analyze_document's argument is a
+// file URI whatever the file's size.
+func MaxRequestBytes() (int64, error) {
+	return runtime.MaxRequestBytes(AnalyzeArgs{}.MCPSchema(), ReadTextArgs{}.MCPSchema())
+}
+
+// Analysis is the answer of both tools, read from the file's bytes.
+type Analysis struct {
+	Name      string `json:"name,omitempty" jsonschema:"the file name the client declared, sanitized"`
+	MediaType string `json:"mediaType"`
+	Size      int64  `json:"size" jsonschema:"the number of bytes read"`
+	SHA256    string `json:"sha256" jsonschema:"SHA-256 of the bytes read, hex"`
+	Lines     int64  `json:"lines,omitempty" jsonschema:"text: the number of lines"`
+}
+
+// String is the text the tools answer with:
+// `notes.txt: text/plain, 3145728 bytes, sha256:…, 41000 lines`.
+func (a Analysis) String() string {
+	name := a.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	s := fmt.Sprintf("%s: %s, %d bytes, sha256:%s", name, a.MediaType, a.Size, a.SHA256)
+	if a.MediaType == "text/plain" {
+		s += fmt.Sprintf(", %d lines", a.Lines)
+	}
+	return s
+}
+
+// Analyze is the analyze_document handler. The document has been resolved
+// and checked (an uploaded file of this caller, at most 1 GiB, a PDF or
+// text whose first bytes match) before it is called.
+func Analyze(_ context.Context, _ *mcp.CallToolRequest, args AnalyzeArgs) (*mcp.CallToolResult, Analysis, error) {
+	return answer(args.Document)
+}
+
+// ReadText is the read_text handler.
+func ReadText(_ context.Context, _ *mcp.CallToolRequest, args ReadTextArgs) (*mcp.CallToolResult, Analysis, error) {
+	return answer(args.Text)
+}
+
+// answer reads f through Open, which works for inline and uploaded files
+// alike and holds one buffer of it at a time, never File.Bytes.
+func answer(f runtime.File) (*mcp.CallToolResult, Analysis, error) {
+	a, err := analyze(f)
+	if err != nil {
+		return nil, Analysis{}, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.String()}}}, a, nil
+}
+
+func analyze(f runtime.File) (Analysis, error) {
+	r, err := f.Open()
+	if err != nil {
+		return Analysis{}, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	var lines lineCounter
+	n, err := io.CopyBuffer(io.MultiWriter(h, &lines), r, make([]byte, 64<<10))
+	if err != nil {
+		return Analysis{}, fmt.Errorf("reading the file: %w", err)
+	}
+	if n != f.Size() {
+		return Analysis{}, errors.New("reading the file: it ended early")
+	}
+	a := Analysis{Name: f.Name, MediaType: f.MediaType, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	if f.MediaType == "text/plain" {
+		a.Lines = lines.count(n)
+	}
+	return a, nil
+}
+
+// A lineCounter counts the newlines written to it and whether the last
+// byte was one.
+type lineCounter struct {
+	newlines int64
+	last     byte
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		c.newlines += int64(bytes.Count(p, newline))
+		c.last = p[len(p)-1]
+	}
+	return len(p), nil
+}
+
+// count is the number of lines of a text of n bytes: a last line without
+// a newline counts too.
+func (c *lineCounter) count(n int64) int64 {
+	if n > 0 && c.last != '\n' {
+		return c.newlines + 1
+	}
+	return c.newlines
+}
+
+var newline = []byte{'\n'}

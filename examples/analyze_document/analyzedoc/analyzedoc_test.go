@@ -1,0 +1,306 @@
+package analyzedoc_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// start serves analyzedoc.Handler on 127.0.0.1 with uploads under path
+// (such as "/files/") into a diskstore in a temporary directory, and
+// returns the server's base URL (no trailing slash).
+func start(t *testing.T, path string) string {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(nil)
+	base := "http://" + ts.Listener.Addr().String()
+	st, err := diskstore.New(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := token.NewKeyring(token.RandomKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: base + path, Keys: keys, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = h
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return base
+}
+
+// connect connects a go-sdk client that can call files/authorizeUpload to
+// the server at base, on protocol version ("": the SDK's latest).
+func connect(t *testing.T, base, version string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "analyzedoc-test", Version: "v1"}, nil)
+	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: base + analyzedoc.MCPPath}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func authorize(t *testing.T, cs *mcp.ClientSession, p *transfer.AuthorizeUploadParams) (*transfer.AuthorizeUploadResult, error) {
+	t.Helper()
+	return mcp.CallCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](t.Context(), cs, transfer.MethodAuthorizeUpload, p)
+}
+
+// declare returns the params that declare b, with its size and SHA-256.
+func declare(name, mediaType string, b []byte) *transfer.AuthorizeUploadParams {
+	n := int64(len(b))
+	d := transfer.SHA256Digest(sha256.Sum256(b))
+	return &transfer.AuthorizeUploadParams{Name: name, MimeType: mediaType, Size: &n, Digest: &d}
+}
+
+// upload authorizes b, sends it as the descriptor says (a multipart POST:
+// the fields, then the file) and returns the file URI.
+func upload(t *testing.T, cs *mcp.ClientSession, name, mediaType string, b []byte) string {
+	t.Helper()
+	res, err := authorize(t, cs, declare(name, mediaType, b))
+	if err != nil {
+		t.Fatalf("authorize %s: %v", name, err)
+	}
+	d := res.Upload
+	if d.Method != transfer.TransferPOST || d.Multipart == nil {
+		t.Fatalf("descriptor %+v: want a multipart POST", d)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range d.Multipart.Fields { // the token: fields go before the file
+		mw.WriteField(k, v)
+	}
+	fw, _ := mw.CreateFormFile(d.Multipart.FileField, name)
+	fw.Write(b)
+	mw.Close()
+	r, err := http.Post(d.URL, mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusCreated {
+		t.Fatalf("upload %s: %d %s", name, r.StatusCode, reply)
+	}
+	return res.File.URI
+}
+
+// wantAnalysis checks a tool's answer for the file b.
+func wantAnalysis(t *testing.T, res *mcp.CallToolResult, name, mediaType string, b []byte) {
+	t.Helper()
+	text := mcptest.Text(t, res)
+	sum := sha256.Sum256(b)
+	want := fmt.Sprintf("%s: %s, %d bytes, sha256:%s", name, mediaType, len(b), hex.EncodeToString(sum[:]))
+	if res.IsError || !strings.HasPrefix(text, want) {
+		t.Errorf("answer %q (isError %v), want it to start %q", text, res.IsError, want)
+	}
+	var a analyzedoc.Analysis
+	sc, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(sc, &a); err != nil || a.Size != int64(len(b)) || a.SHA256 != hex.EncodeToString(sum[:]) || a.MediaType != mediaType {
+		t.Errorf("structuredContent %s", sc)
+	}
+}
+
+// text returns about n bytes of text/plain in lines of random words, and
+// its line count.
+func text(n int) ([]byte, int64) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"upload", "out", "of", "band", "file", "bytes", "streaming", "mcp", "digest"}
+	var b bytes.Buffer
+	var lines int64
+	for b.Len() < n {
+		for range 1 + r.IntN(12) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		b.WriteByte('\n')
+		lines++
+	}
+	return b.Bytes(), lines
+}
+
+// pdf is a small PDF: one empty page.
+var pdf = []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n" +
+	"2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n" +
+	"3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj\n" +
+	"trailer\n<< /Root 1 0 R >>\n%%EOF\n")
+
+func TestToolsList(t *testing.T) {
+	cs := connect(t, start(t, "/files/"), "")
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type file struct {
+		Accept        []string `json:"accept"`
+		MaxSize       int64    `json:"maxSize"`
+		TransferModes []string `json:"transferModes"`
+	}
+	got := map[string]file{}
+	for _, tool := range res.Tools {
+		b, _ := json.Marshal(tool.InputSchema)
+		var s struct {
+			Properties map[string]struct {
+				File file `json:"x-mcp-file"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range s.Properties {
+			got[tool.Name+"."+name] = p.File
+		}
+	}
+	want := map[string]file{
+		"analyze_document.document": {[]string{"application/pdf", "text/plain"}, 1 << 30, []string{"upload"}},
+		"read_text.text":            {[]string{"text/plain"}, 5 << 20, []string{"inline", "upload"}},
+	}
+	if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
+		t.Errorf("file arguments\n got %s\nwant %s", g, w)
+	}
+}
+
+// TestAnalyzeUploads uploads a 3 MiB text file and a PDF, on both protocol
+// generations, and calls analyze_document with their file URIs.
+func TestAnalyzeUploads(t *testing.T) {
+	base := start(t, "/files/")
+	big, lines := text(3 << 20)
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, base, version)
+			for _, f := range []struct {
+				name, mediaType string
+				b               []byte
+			}{
+				{"notes.txt", "text/plain", big},
+				{"report.pdf", "application/pdf", pdf},
+			} {
+				uri := upload(t, cs, f.name, f.mediaType, f.b)
+				if !strings.HasPrefix(uri, "mcp-file://127.0.0.1:") {
+					t.Errorf("file URI %q", uri)
+				}
+				res := mcptest.Call(t, cs, "analyze_document", map[string]any{"document": uri})
+				wantAnalysis(t, res, f.name, f.mediaType, f.b)
+				if f.mediaType == "text/plain" && !strings.HasSuffix(mcptest.Text(t, res), fmt.Sprintf(", %d lines", lines)) {
+					t.Errorf("answer %q: want %d lines", mcptest.Text(t, res), lines)
+				}
+			}
+		})
+	}
+}
+
+// TestReadText: read_text takes its file inline and uploaded.
+func TestReadText(t *testing.T) {
+	cs := connect(t, start(t, "/files/"), "")
+	b, _ := text(1 << 20)
+	wantAnalysis(t, mcptest.Call(t, cs, "read_text", map[string]any{"text": mcptest.DataURI("text/plain", b)}), "(unnamed)", "text/plain", b)
+	wantAnalysis(t, mcptest.Call(t, cs, "read_text", map[string]any{"text": upload(t, cs, "a.txt", "text/plain", b)}), "a.txt", "text/plain", b)
+}
+
+// TestRejections: what the runtime refuses before a handler runs, and what
+// files/authorizeUpload refuses before a byte is sent.
+func TestRejections(t *testing.T) {
+	cs := connect(t, start(t, "/files/"), "")
+	calls := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"analyze_document", map[string]any{"document": mcptest.DataURI("text/plain", []byte("inline"))},
+			"Argument 'document' is a data: URI, but it takes uploaded files only (transferModes: upload)"},
+		{"analyze_document", map[string]any{"document": "mcp-file://127.0.0.1/file_X.k.1.m"}, "Argument 'document' is not a usable file URI"},
+		{"read_text", map[string]any{"text": mcptest.DataURI("text/plain", make([]byte, 5<<20+1))}, "Argument 'text' exceeds maxSize: received 5242881 bytes, limit is 5242880."},
+		// An uploaded PDF, authorized for analyze_document, is still held to read_text's accept.
+		{"read_text", map[string]any{"text": upload(t, cs, "r.pdf", "application/pdf", pdf)}, `Argument 'text' has a media type that accept does not allow: received "application/pdf"`},
+	}
+	for _, c := range calls {
+		res := mcptest.Call(t, cs, c.tool, c.args)
+		if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q (isError %v), want %q", c.tool, got, res.IsError, c.want)
+		}
+	}
+
+	size := func(n int64) *int64 { return &n }
+	auths := []struct {
+		name   string
+		p      *transfer.AuthorizeUploadParams
+		reason string
+	}{
+		{"larger than every field", &transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: size(1<<30 + 1)}, transfer.ReasonMaxSizeExceeded},
+		{"a type no field takes", &transfer.AuthorizeUploadParams{MimeType: "image/png", Size: size(10)}, transfer.ReasonMimeTypeNotAccepted},
+	}
+	for _, a := range auths {
+		_, err := authorize(t, cs, a.p)
+		var je *jsonrpc.Error
+		d, _ := transfer.ErrorDataOf(err)
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || d.Reason != a.reason {
+			t.Errorf("%s: %v (data %+v), want -32602 with reason %s", a.name, err, d, a.reason)
+		}
+		if a.reason == transfer.ReasonMaxSizeExceeded && (d.MaxSize == nil || *d.MaxSize != 1<<30) {
+			t.Errorf("%s: data %+v, want maxSize %d", a.name, d, 1<<30)
+		}
+	}
+}
+
+// TestPublicURLPath: the upload endpoint is mounted at PublicURL's path,
+// whatever characters it holds.
+func TestPublicURLPath(t *testing.T) {
+	for _, path := range []string{"/some/where/", "/my%20files/{x}/", "/"} {
+		base := start(t, path)
+		cs := connect(t, base, "")
+		res, err := authorize(t, cs, declare("a.txt", "text/plain", []byte("hello\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := base + path + "upload"; res.Upload.URL != want {
+			t.Errorf("upload URL %q, want %q", res.Upload.URL, want)
+		}
+		uri := upload(t, cs, "b.txt", "text/plain", []byte("hello\n"))
+		wantAnalysis(t, mcptest.Call(t, cs, "analyze_document", map[string]any{"document": uri}), "b.txt", "text/plain", []byte("hello\n"))
+	}
+}
+
+// TestMaxRequestBytes: the limit fits read_text's inline 5 MiB and counts
+// analyze_document's 1 GiB as the file URI it travels as.
+func TestMaxRequestBytes(t *testing.T) {
+	n, err := analyzedoc.MaxRequestBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inline := int64(5<<20) * 4 / 3; n < inline || n > 8<<20 {
+		t.Errorf("MaxRequestBytes = %d, want between %d (5 MiB in base64) and 8 MiB", n, inline)
+	}
+}
+
+func TestHandlerBadPublicURL(t *testing.T) {
+	for _, u := range []string{"", "files/", "ftp://example.com/files/", "https://example.com/files/?x=1"} {
+		if _, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: u}); err == nil {
+			t.Errorf("Handler(PublicURL %q) succeeded", u)
+		}
+	}
+}

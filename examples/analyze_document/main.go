@@ -1,0 +1,197 @@
+// Command analyze_document is an MCP server whose files arrive out of band,
+// as SEP-2631 uploads: its analyze_document tool takes a PDF or text file of
+// up to 1 GiB that the client uploads (files/authorizeUpload, then a
+// multipart POST beside the MCP connection), and read_text a text file of
+// up to 5 MiB, inline or uploaded. It serves streamable HTTP only: MCP at
+// /mcp, uploads under -public-url.
+//
+//	go run ./examples/analyze_document -http 127.0.0.1:8080
+//	MCPFILE_TRANSFER_KEY=$(openssl rand -hex 32) go run ./examples/analyze_document -http 127.0.0.1:8080 -store ./uploads
+//
+// -http host:port is the address to listen on (required: uploads need HTTP).
+//
+// -public-url is the URL at which clients reach the upload endpoint's
+// directory; uploads go to it + "upload", and it is mounted on this server
+// at the URL's path. It defaults to http://<the -http address>/files/,
+// which suits a client on the same machine; behind a TLS proxy, set it to
+// the proxy's https URL (the proxy must forward paths unchanged).
+//
+// -store is where uploaded files go: a directory (swept of expired files
+// every 10 minutes), or by default a directory under the system's temporary
+// directory. s3://BUCKET is not linked into this command; see the package
+// doc of runtime/transfer/s3store.
+//
+// MCPFILE_TRANSFER_KEY is the key that signs upload tokens and file URIs,
+// 64 hex characters (32 bytes); every replica serving the same clients
+// needs the same one. Without it the command signs with a random key, so
+// its uploads work with this one process only and their file URIs stop
+// verifying when it restarts.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// keyEnv names the environment variable that holds the signing key.
+const keyEnv = "MCPFILE_TRANSFER_KEY"
+
+const name = "analyze_document"
+
+// run serves until ctx is done and returns the exit code: 0 when it was
+// stopped, 1 when serving failed, 2 for bad flags or a bad key.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) int {
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	addr := flags.String("http", "", "serve streamable HTTP on `host:port`, such as 127.0.0.1:8080 (required)")
+	storeFlag := flags.String("store", "", "keep uploaded files in `dir` (default: a directory under the system's temporary directory)")
+	publicURL := flags.String("public-url", "", "the `URL` clients upload under (default: http://<-http address>/files/)")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	logger := log.New(stderr, name+": ", 0)
+	usage := func(format string, args ...any) int {
+		logger.Printf(format, args...)
+		return 2
+	}
+	switch {
+	case flags.NArg() > 0:
+		return usage("unexpected arguments %q", flags.Args())
+	case *addr == "":
+		return usage("-http is required: uploads travel over HTTP beside the MCP connection, which stdio has no room for; run with -http 127.0.0.1:8080")
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return usage("-http %q: %v (want host:port, such as 127.0.0.1:8080)", *addr, err)
+	}
+	if *publicURL == "" {
+		if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+			return usage("-http %q listens on every interface, so no default upload URL fits every client: set -public-url to the URL clients reach this server's /files/ at", *addr)
+		}
+	} else if err := checkPublicURL(*publicURL); err != nil {
+		return usage("-public-url %q: %v", *publicURL, err)
+	}
+
+	st, err := openStore(ctx, *storeFlag, logger)
+	if err != nil {
+		return usage("%v", err)
+	}
+	keys, err := keyring(getenv(keyEnv), logger)
+	if err != nil {
+		return usage("%v", err)
+	}
+
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+	if *publicURL == "" {
+		*publicURL = "http://" + l.Addr().String() + "/files/"
+	}
+	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: *publicURL, Keys: keys, Store: st, ErrorLog: logger})
+	if err != nil {
+		l.Close()
+		logger.Print(err)
+		return 1
+	}
+	limit, _ := analyzedoc.MaxRequestBytes() // Handler checked it
+	logger.Printf("serving MCP on http://%s%s (request limit %d bytes), uploads at %s/%s", l.Addr(), analyzedoc.MCPPath, limit, strings.TrimSuffix(*publicURL, "/"), transfer.UploadPath)
+	if u, _ := url.Parse(*publicURL); u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		logger.Printf("warning: uploads go over plain http to %s: upload tokens and file bytes travel in the clear; serve them behind TLS and set -public-url https://…", u.Host)
+	}
+	if err := serve.Serve(ctx, l, h); err != nil && !errors.Is(err, context.Canceled) {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}
+
+// keyring returns the keyring of the hex key env, or of a random key when
+// env is empty (saying what that costs).
+func keyring(env string, logger *log.Logger) (*token.Keyring, error) {
+	var k token.Key
+	if strings.TrimSpace(env) == "" {
+		logger.Printf("%s is not set: signing with a random key, so uploads work with this process only, and the file URIs it hands out stop verifying when it restarts (the files stay in the store until they expire); set it to 64 hex characters (openssl rand -hex 32) to keep them", keyEnv)
+		k = token.RandomKey()
+	} else {
+		var err error
+		if k, err = token.ParseKeyHex(env); err != nil {
+			return nil, fmt.Errorf("%s is not a usable key: %s; make one with openssl rand -hex 32", keyEnv, strings.TrimPrefix(err.Error(), "token: "))
+		}
+	}
+	return token.NewKeyring(k)
+}
+
+// openStore returns the store -store names: nil (the transfer package's
+// default) for "", else a diskstore in the directory, swept until ctx is
+// done.
+func openStore(ctx context.Context, flagValue string, logger *log.Logger) (store.Store, error) {
+	switch {
+	case flagValue == "":
+		return nil, nil
+	case strings.HasPrefix(flagValue, "s3://"):
+		return nil, fmt.Errorf("-store %q: S3 needs the separate module github.com/mcpfile/mcpfile/runtime/transfer/s3store, which this command does not link so that it needs no AWS SDK: build your server with s3store.New's store as transfer.Options.Store, as the package doc of runtime/transfer/s3store shows", flagValue)
+	case strings.Contains(flagValue, "://"):
+		return nil, fmt.Errorf("-store %q: want a directory (or s3://BUCKET, with the s3store module)", flagValue)
+	}
+	ds, err := diskstore.New(flagValue, nil)
+	if err != nil {
+		return nil, fmt.Errorf("-store %q: %v", flagValue, err)
+	}
+	go store.RunSweeper(ctx, ds, transfer.DefaultSweepInterval, func(_ int, err error) {
+		if err != nil {
+			logger.Printf("sweeping %s: %v", flagValue, err)
+		}
+	})
+	return ds, nil
+}
+
+// checkPublicURL reports what keeps u from being an upload URL.
+func checkPublicURL(u string) error {
+	p, err := url.Parse(u)
+	switch {
+	case err != nil:
+		return err
+	case p.Scheme != "http" && p.Scheme != "https" || p.Host == "":
+		return errors.New("want an absolute http or https URL, such as https://files.example.com/files/")
+	case p.RawQuery != "" || p.Fragment != "":
+		return errors.New("want no query or fragment")
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
