@@ -132,10 +132,19 @@ func (o *Output) body() (io.Reader, int64, func(), error) {
 	return f, fi.Size(), func() { f.Close() }, nil
 }
 
+// DefaultMaxEmbeddedOutput is the largest file a tool result embeds, with
+// its bytes, for a client without the files.download capability: 1 MiB.
+const DefaultMaxEmbeddedOutput = 1 << 20
+
 // FileContent is a content block {"type": "file", "file": …} of SEP-2631,
-// for a tool result's Content. Send it only to clients that declared the
-// files.download capability: older clients reject a whole result that
-// holds a block type they do not know.
+// for a tool result's Content. A client that did not declare the
+// files.download capability (see [ClientFiles]) would reject a whole
+// result that holds a block type it does not know, so on a server set up
+// with [Register] such a client gets, in its place, the file the standard
+// way: an embedded resource with the bytes, for a file of at most
+// [Options.MaxEmbeddedOutput], or else a text that says the file is too
+// large for this client and a resource_link to the file URI. A
+// FileValue in structuredContent reaches every client as it is.
 //
 // go-sdk v1.8's mcp.Content cannot be implemented outside the SDK (it has
 // an unexported method); FileContent gets that method from an embedded
@@ -162,4 +171,79 @@ func (c *FileContent) MarshalJSON() ([]byte, error) {
 		File FileValue `json:"file"`
 		Meta mcp.Meta  `json:"_meta,omitempty"`
 	}{"file", c.File, c.Meta})
+}
+
+// fallback replaces the file blocks of res, the result of req, for a client
+// without the files.download capability.
+func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) {
+	var out []mcp.Content
+	for i, b := range res.Content {
+		fc, ok := b.(*FileContent)
+		if !ok {
+			if out != nil {
+				out = append(out, b)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]mcp.Content, 0, len(res.Content)+1), res.Content[:i]...)
+		}
+		out = append(out, c.standardContent(ctx, req, fc.File)...)
+	}
+	if out != nil {
+		res.Content = out
+	}
+}
+
+// standardContent is the content that stands for the file v for a client
+// without files.download: an embedded resource with the bytes, or a text
+// and a resource_link.
+func (c *config) standardContent(ctx context.Context, req *mcp.CallToolRequest, v FileValue) []mcp.Content {
+	size := int64(-1)
+	if v.Size != nil {
+		size = *v.Size
+	}
+	if size >= 0 && size <= c.MaxEmbeddedOutput {
+		if data, ok := c.readOutput(ctx, req, v.URI, size); ok {
+			return []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: v.URI, MIMEType: v.MimeType, Blob: data}}}
+		}
+	}
+	what := cmpName(v.Name)
+	if size >= 0 {
+		what += fmt.Sprintf(" (%d bytes)", size)
+	}
+	return []mcp.Content{
+		&mcp.TextContent{Text: "The file " + what + " is too large for this client to receive in the result. " +
+			"A client that supports SEP-2631 file downloads (capability files.download) fetches it with files/authorizeDownload."},
+		&mcp.ResourceLink{URI: v.URI, Name: cmpName(v.Name), MIMEType: v.MimeType, Size: v.Size},
+	}
+}
+
+func cmpName(name string) string {
+	if name == "" {
+		return "file"
+	}
+	return name
+}
+
+// readOutput reads the file uri of the caller of req, of size bytes.
+func (c *config) readOutput(ctx context.Context, req *mcp.CallToolRequest, uri string, size int64) ([]byte, bool) {
+	owner, err := c.owner(req.Extra)
+	if err != nil {
+		return nil, false
+	}
+	ref, m, lerr := c.lookup(ctx, uri, owner)
+	if lerr != nil || m.Size != size {
+		return nil, false
+	}
+	r, err := c.Store.Open(ctx, ref.FileID)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, false
+	}
+	return data, true
 }

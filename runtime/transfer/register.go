@@ -94,6 +94,13 @@ type Options struct {
 	// memstore do). Zero means DefaultQuota; a negative value, no quota.
 	Quota int64
 
+	// MaxEmbeddedOutput is the largest file a tool result carries in an
+	// embedded resource, with its bytes, to a client that did not declare
+	// the files.download capability (see [NewFileContent]); a larger file
+	// gets a text that says so and a resource_link. Zero means
+	// DefaultMaxEmbeddedOutput; a negative value embeds none.
+	MaxEmbeddedOutput int64
+
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL and
 	// Owner are set by Register.
 	Upload UploadOptions
@@ -165,7 +172,13 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 				// answers included) and files authorized.
 				ctx = hook.WithResolver(ctx, res, req.GetExtra())
 			}
-			return next(ctx, method, req)
+			r, err := next(ctx, method, req)
+			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
+				if creq, ok := req.(*mcp.CallToolRequest); ok && !ClientFiles(creq).Download {
+					c.fallback(ctx, creq, ctr)
+				}
+			}
+			return r, err
 		}
 	})
 	hook.Serve(s)
@@ -211,6 +224,9 @@ func newConfig(o Options) (*config, error) {
 	}
 	if c.DownloadTTL <= 0 {
 		c.DownloadTTL = DefaultDownloadTTL
+	}
+	if c.MaxEmbeddedOutput == 0 {
+		c.MaxEmbeddedOutput = DefaultMaxEmbeddedOutput
 	}
 	if c.FileTTL <= 0 {
 		c.FileTTL = DefaultUploadTTL
