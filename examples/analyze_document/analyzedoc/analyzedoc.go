@@ -23,7 +23,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -105,7 +104,10 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 // Handler returns what the command serves over HTTP: the MCP endpoint at
 // [MCPPath], for both protocol generations (serve.Handler, with request
 // bodies of up to [MaxRequestBytes]), and the upload endpoint at the path
-// of o.PublicURL (so a proxy in front must forward paths unchanged).
+// of o.PublicURL (so a proxy in front must forward paths unchanged). An
+// upload is not cut by the server's ReadTimeout while its bytes keep
+// coming: the upload endpoint moves the read deadline with each read
+// (transfer.UploadOptions.IdleTimeout).
 func Handler(o Options) (http.Handler, error) {
 	u, err := url.Parse(o.PublicURL)
 	if err != nil {
@@ -123,7 +125,9 @@ func Handler(o Options) (http.Handler, error) {
 	if !strings.HasSuffix(dir, "/") {
 		dir += "/"
 	}
-	endpoint, uploads := serve.Handler(s, limit), slowUploads(files)
+	// The MCP endpoint keeps the files capability clients declare in
+	// initialize, which the SDK's typed capabilities drop.
+	endpoint, uploads := transfer.KeepFilesCapability(serve.Handler(s, limit)), files
 	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
 	// what patterns read as syntax (spaces, braces).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -136,21 +140,6 @@ func Handler(o Options) (http.Handler, error) {
 			http.NotFound(w, r)
 		}
 	}), nil
-}
-
-// UploadReadTimeout is how long [Handler] gives one upload's body to
-// arrive, in place of the server's ReadTimeout (5 minutes in
-// serve.Serve), which a 1 GiB upload on a slow link would outlast.
-const UploadReadTimeout = time.Hour
-
-// slowUploads extends each request's read deadline to UploadReadTimeout
-// from now.
-func slowUploads(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// An error means the connection has no deadline to extend.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(UploadReadTimeout))
-		h.ServeHTTP(w, r)
-	})
 }
 
 // MaxRequestBytes is the request body limit the server needs: read_text's
