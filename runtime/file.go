@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mcpfile/mcpfile/runtime/datauri"
@@ -253,6 +254,30 @@ func (e *extReader) Seek(offset int64, whence int) (int64, error) {
 	}
 	return e.Reader.Seek(offset, whence)
 }
+
+// WriteTo writes the rest of the file to w, so that io.Copy from an
+// uploaded file reads it in pieces of the store's choosing (its own
+// WriteTo) or of 256 KiB, not the 8 KiB of io.Copy's own buffer or
+// io.Discard's.
+func (e *extReader) WriteTo(w io.Writer) (int64, error) {
+	if e.closed.Load() {
+		return 0, fs.ErrClosed
+	}
+	if wt, ok := e.Reader.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	return io.CopyBuffer(onlyWriter{w}, onlyReader{e.Reader}, *bp)
+}
+
+// copyBufs hold the buffers of extReader.WriteTo.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// onlyWriter and onlyReader hide ReadFrom and WriteTo, so that
+// io.CopyBuffer uses the buffer it is given.
+type onlyWriter struct{ io.Writer }
+type onlyReader struct{ io.Reader }
 
 func (e *extReader) Close() error {
 	if e.closed.Swap(true) {

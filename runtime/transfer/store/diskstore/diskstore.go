@@ -557,6 +557,7 @@ type writer struct {
 	name    string   // of f in tmp/, which keys its reservation in the index
 	h       hash.Hash
 	written int64
+	flushed int64 // bytes whose writeback has been started
 	err     error // why the writer is spent
 }
 
@@ -571,6 +572,12 @@ func (w *writer) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
 	w.h.Write(p[:n])
 	w.written += int64(n)
+	if w.written-w.flushed >= writebackChunk {
+		// Start writing the file's pages to disk now, so that Commit's
+		// Sync has little left to wait for.
+		startWriteback(w.f, w.flushed, w.written-w.flushed)
+		w.flushed = w.written
+	}
 	if err != nil {
 		err = fmt.Errorf("diskstore: %w", err)
 		w.discard(err)
