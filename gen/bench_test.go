@@ -350,7 +350,7 @@ func benchChild(what, dir string) error {
 			return fmt.Errorf("Load: %v %v", err, pkgs)
 		}
 	case "generate":
-		files, err := gen.Generate(ctx, gen.Config{Dir: dir})
+		files, err := gen.Generate(ctx, gen.Config{Dir: dir, AfterLoad: gen.LimitMemory})
 		if err != nil || len(files) != 1 {
 			return fmt.Errorf("Generate: %d files, %v", len(files), err)
 		}

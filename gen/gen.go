@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 
@@ -31,6 +33,36 @@ const DefaultOutput = "mcpfile_gen.go"
 // [Generate] once may do the same.
 const GCPercent = 400
 
+// MemoryHeadroom and MinHeadroomBytes are how much more memory than
+// loading took [LimitMemory] lets generating take: the larger of the two.
+const (
+	MemoryHeadroom   = 1.35
+	MinHeadroomBytes = 14 << 20
+)
+
+// LimitMemory sets the process's soft memory limit
+// (runtime/debug.SetMemoryLimit) to [MemoryHeadroom] times the memory it
+// holds now, or that and [MinHeadroomBytes] when more, if that is lower
+// than the limit in force. (The floor keeps a small package, whose load
+// holds little, from paying for collections it does not need.) Called once the
+// packages are loaded, it keeps the collector's headroom at [GCPercent]
+// from growing the heap far past what loading took: the collector runs
+// early only when the heap nears the limit, which costs little, since
+// generating keeps less live than loading. mcpfilegen calls it through
+// Config.AfterLoad; a program that calls [Generate] may do the same.
+func LimitMemory() {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	held := int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	limit := max(int64(float64(held)*MemoryHeadroom), held+MinHeadroomBytes)
+	if limit > 0 && limit < debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
+	}
+}
+
 // Config says what to generate code for.
 type Config struct {
 	// Dir is the directory patterns are relative to; "" is the current one.
@@ -45,6 +77,10 @@ type Config struct {
 	// Output is the generated file's name in each package's directory;
 	// "" means DefaultOutput.
 	Output string
+	// AfterLoad, when set, is called once the packages are loaded, before
+	// any code is generated: mcpfilegen bounds its memory there
+	// ([LimitMemory]).
+	AfterLoad func()
 }
 
 // File is a generated file.
@@ -75,6 +111,9 @@ func Generate(ctx context.Context, cfg Config) ([]File, error) {
 	pkgs, err := load.Packages(ctx, cmp.Or(cfg.Dir, "."), cfg.Patterns)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.AfterLoad != nil {
+		cfg.AfterLoad()
 	}
 	var (
 		files []File

@@ -68,10 +68,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	files, err := gen.Generate(context.Background(), gen.Config{
-		Dir:      wd,
-		Patterns: flags.Args(),
-		Types:    types,
-		Output:   *output,
+		Dir:       wd,
+		Patterns:  flags.Args(),
+		Types:     types,
+		Output:    *output,
+		AfterLoad: gen.LimitMemory,
 	})
 	if err != nil {
 		var errs model.ErrorList
