@@ -46,17 +46,30 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 	if !m.Expires.IsZero() && m.Expires.Before(expires) {
 		expires = m.Expires
 	}
-	tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
-		Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
-	if err != nil {
-		c.ErrorLog.Printf("transfer: authorizeDownload: token: %v", err)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: internal error"}
+	internal := func(step string, err error) error {
+		c.ErrorLog.Printf("transfer: authorizeDownload: %s: %v", step, err)
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: internal error"}
 	}
-	return &AuthorizeDownloadResult{
-		File: fileValue(p.URI, m),
-		Download: FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET,
-			URL: c.downloadURL + tok, ExpiresAt: expires.UTC()},
-	}, nil
+	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
+	if ps, ok := c.Store.(store.DownloadPresigner); ok {
+		// Straight from the backend, served as the endpoint would serve it.
+		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
+		if err != nil {
+			return nil, internal("presign", err)
+		}
+		d.Method, d.URL = sr.Method, sr.URL
+		if len(sr.Headers) > 0 {
+			d.Headers = sr.Headers
+		}
+	} else {
+		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
+			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
+		if err != nil {
+			return nil, internal("token", err)
+		}
+		d.URL = c.downloadURL + tok
+	}
+	return &AuthorizeDownloadResult{File: fileValue(p.URI, m), Download: d}, nil
 }
 
 // fileValue is the FileValue of the stored file m under uri.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
@@ -52,6 +53,43 @@ func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expi
 		k = http.CanonicalHeaderKey(k)
 		if k == "Host" || len(vs) == 0 {
 			continue // the client sends the URL's
+		}
+		sr.Headers[k] = vs[0]
+	}
+	return sr, nil
+}
+
+// PresignDownload implements [store.DownloadPresigner]: a GET of the
+// object id, signed until expires (as for [Store.PresignUpload]), whose
+// response S3 serves with contentType and contentDisposition in place of
+// the object's own (the response-content-type and
+// response-content-disposition parameters, which are signed). The object's
+// expiry is the caller's to respect: the signature outlives a deleted
+// object only as a 404.
+func (s *Store) PresignDownload(ctx context.Context, id, contentType, contentDisposition string, expires time.Time) (store.SignedRequest, error) {
+	if err := check(ctx, id); err != nil {
+		return store.SignedRequest{}, err
+	}
+	ttl := expires.Sub(s.now()).Truncate(time.Second)
+	if ttl < time.Second || ttl > MaxPresignExpiry {
+		return store.SignedRequest{}, fmt.Errorf("s3store: presigned request good for %v (want 1s to %v)", ttl, MaxPresignExpiry)
+	}
+	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id))}
+	if contentType != "" {
+		in.ResponseContentType = aws.String(contentType)
+	}
+	if contentDisposition != "" {
+		in.ResponseContentDisposition = aws.String(contentDisposition)
+	}
+	req, err := s3.NewPresignClient(s.client).PresignGetObject(ctx, in, s3.WithPresignExpires(ttl))
+	if err != nil {
+		return store.SignedRequest{}, fmt.Errorf("s3store: presign %q: %w", id, err)
+	}
+	sr := store.SignedRequest{Method: req.Method, URL: req.URL, Headers: map[string]string{}}
+	for k, vs := range req.SignedHeader {
+		k = http.CanonicalHeaderKey(k)
+		if k == "Host" || len(vs) == 0 {
+			continue
 		}
 		sr.Headers[k] = vs[0]
 	}

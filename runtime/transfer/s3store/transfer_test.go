@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -105,5 +107,90 @@ func TestTransferThroughS3(t *testing.T) {
 	res := mcptest.Call(t, cs, "analyze", map[string]any{"document": uri})
 	if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, "Argument 'document' fails the content check: declared \"application/pdf\" but the bytes are text") {
 		t.Errorf("analyze of a fake PDF = %q", got)
+	}
+}
+
+// TestDownloadThroughS3: files/authorizeDownload of a file in the bucket
+// answers with a presigned GET that S3 serves as the download endpoint
+// would: the bytes, a Range, an attachment with the file's name; and that
+// stops working once it expires.
+func TestDownloadThroughS3(t *testing.T) {
+	gw := server(t, "http")
+	st := newStore(t, gw, s3store.Options{})
+	key, _ := token.NewKey("k1", bytes.Repeat([]byte{9}, 32))
+	keys, _ := token.NewKeyring(key)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s3", Version: "v1"}, nil)
+	if _, err := transfer.Register(s, transfer.Options{Keys: keys, Store: st, PublicURL: "https://files.example.com/", DownloadTTL: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("an output in the bucket\n", 1000)
+	type out struct {
+		Report transfer.FileValue `json:"report"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "export"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, out, error) {
+		v, err := transfer.Save(ctx, transfer.Output{Name: "résumé \"final\".txt", MediaType: "text/plain", Data: []byte(text)})
+		return nil, out{v}, err
+	})
+	st2, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload)
+	cs, err := c.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "export", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("export: %v %v", err, res)
+	}
+	var o out
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &o)
+	d, err := mcp.CallCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](t.Context(), cs, transfer.MethodAuthorizeDownload, &transfer.AuthorizeDownloadParams{URI: o.Report.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Download.Method != "GET" || !strings.HasPrefix(d.Download.URL, gw.endpoint) {
+		t.Fatalf("download descriptor %+v: want a presigned GET from the bucket", d.Download)
+	}
+	get := func(rng string) (int, http.Header, string) {
+		req, _ := http.NewRequest("GET", d.Download.URL, nil)
+		for k, v := range d.Download.Headers {
+			req.Header.Set(k, v)
+		}
+		if rng != "" {
+			req.Header.Set("Range", rng)
+		}
+		resp, err := gw.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(body)
+	}
+	code, hdr, body := get("")
+	sum := sha256.Sum256([]byte(body))
+	if code != http.StatusOK || body != text || transfer.SHA256Digest(sum) != *d.File.Digest {
+		t.Fatalf("GET: %d, %d bytes", code, len(body))
+	}
+	if cd := hdr.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment; filename=") || !strings.Contains(cd, "filename*=UTF-8''r%C3%A9sum%C3%A9") {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	if ct := hdr.Get("Content-Type"); ct != "text/plain" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if code, _, body := get("bytes=24-47"); code != http.StatusPartialContent || body != text[24:48] {
+		t.Errorf("Range: %d %q", code, body)
+	}
+	time.Sleep(2100 * time.Millisecond) // past the download's expiry
+	if code, _, _ := get(""); code != http.StatusForbidden {
+		t.Errorf("GET after the expiry: %d, want 403", code)
 	}
 }

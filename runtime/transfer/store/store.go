@@ -122,6 +122,16 @@ type Presigner interface {
 	PresignUpload(ctx context.Context, id string, m Meta, expires time.Time) (SignedRequest, error)
 }
 
+// A DownloadPresigner is a Store whose clients download straight from the
+// backend: it signs a GET of the object id, good until expires, whose
+// response the backend serves with the given Content-Type and
+// Content-Disposition (so that a browser saves the file and runs nothing
+// in it). The transfer layer hands the signed request to the client as
+// the download descriptor, in place of its own download endpoint.
+type DownloadPresigner interface {
+	PresignDownload(ctx context.Context, id, contentType, contentDisposition string, expires time.Time) (SignedRequest, error)
+}
+
 // A SignedRequest is an HTTP request a client sends as it is: the method,
 // the URL and the headers, which are part of what was signed.
 type SignedRequest struct {
