@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,7 +88,7 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 
 	// The file URI, and the token that lets its bytes be uploaded once.
 	now := c.Now()
-	authExpires := now.Add(c.AuthorizationTTL)
+	authExpires := now.Add(c.AuthorizationTTL).Truncate(time.Second) // as the token keeps it, and as expiresAt says
 	id := token.NewFileID()
 	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: authExpires.Add(c.FileTTL)})
 	if err != nil {
@@ -122,8 +123,10 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 
 // parseMediaType parses a declared media type: type/subtype, lower-cased,
 // neither of them a wildcard, with parameters; it must be at most
-// token.MaxMediaTypeLen bytes of printable ASCII both as declared and as
-// the token will carry it (formatted again, which can lengthen it).
+// token.MaxMediaTypeLen bytes as declared, and formatted again as the
+// token will carry it (which can lengthen it, and encodes parameter values
+// that are not ASCII, RFC 2231) it must be printable ASCII of at most
+// that length, every parameter kept.
 func parseMediaType(declared string) (mt string, params map[string]string, ok bool) {
 	if len(declared) > token.MaxMediaTypeLen {
 		return "", nil, false
@@ -136,8 +139,8 @@ func parseMediaType(declared string) (mt string, params map[string]string, ok bo
 	if typ == "" || sub == "" || strings.Contains(mt, "*") {
 		return "", nil, false
 	}
-	f := formatMediaType(mt, params)
-	if len(f) > token.MaxMediaTypeLen {
+	f := mime.FormatMediaType(mt, params)
+	if f == "" || len(f) > token.MaxMediaTypeLen { // "": a parameter it cannot write, such as one without a name
 		return "", nil, false
 	}
 	for i := 0; i < len(f); i++ {

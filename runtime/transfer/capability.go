@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,6 +63,13 @@ func ClientFiles(req *mcp.CallToolRequest) FilesCapability {
 	return FilesCapability{}
 }
 
+// downloads reports whether f lets the server send file blocks: download,
+// over a transport this package hands out (https; no transports listed
+// means the SEP's only one).
+func (f FilesCapability) downloads() bool {
+	return f.Download && (len(f.Transports) == 0 || slices.Contains(f.Transports, TransportHTTPS))
+}
+
 // filesOf reads a files capability from its decoded JSON.
 func filesOf(v any) (FilesCapability, bool) {
 	if v == nil {
@@ -87,24 +95,42 @@ const maxInitializeBytes = 64 << 10
 // files capability a client declares in initialize survives the SDK's
 // decoding, for [ClientFiles]: it copies capabilities.files to
 // capabilities.experimental.files in the body of an initialize request
-// (a POST of at most 64 KiB whose JSON-RPC method is "initialize"), and
-// passes every other request through untouched and unread.
+// (a POST of at most 64 KiB whose JSON-RPC method is "initialize"). It
+// reads the first 64 KiB of a POST whose length is at most that, or
+// unknown, to tell; a longer body, and every other request, goes on
+// unchanged.
 func KeepFilesCapability(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.ContentLength > 0 && r.ContentLength <= maxInitializeBytes {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxInitializeBytes+1))
-			r.Body.Close()
-			if err == nil && len(body) <= maxInitializeBytes {
-				if nb, ok := keepFiles(body); ok {
-					body = nb
+		if r.Method == http.MethodPost && r.ContentLength <= maxInitializeBytes {
+			// A known small length, or none (chunked, HTTP/2): read up to
+			// the bound, and pass a longer body on as it comes.
+			head, err := io.ReadAll(io.LimitReader(r.Body, maxInitializeBytes+1))
+			switch {
+			case err != nil:
+				// Pass the failure on: the handler reads the same error.
+				r.Body = readCloser{io.MultiReader(bytes.NewReader(head), errReader{err}), r.Body}
+			case len(head) > maxInitializeBytes:
+				r.Body = readCloser{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+			default:
+				if nb, ok := keepFiles(head); ok {
+					head = nb
 				}
+				r.Body = readCloser{bytes.NewReader(head), r.Body}
+				r.ContentLength = int64(len(head))
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			r.ContentLength = int64(len(body))
 		}
 		h.ServeHTTP(w, r)
 	})
 }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // keepFiles returns the initialize request msg with capabilities.files
 // copied to capabilities.experimental.files, or false when msg is not an
@@ -138,9 +164,12 @@ func copyFiles(raw json.RawMessage) (json.RawMessage, bool) {
 	if json.Unmarshal(params["capabilities"], &caps) != nil || caps["files"] == nil {
 		return nil, false
 	}
-	exp := map[string]json.RawMessage{}
+	var exp map[string]json.RawMessage
 	if e := caps["experimental"]; e != nil && json.Unmarshal(e, &exp) != nil {
 		return nil, false
+	}
+	if exp == nil { // absent, or null
+		exp = map[string]json.RawMessage{}
 	}
 	if exp["files"] != nil {
 		return nil, false

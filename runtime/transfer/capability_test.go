@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 )
@@ -256,5 +258,37 @@ func TestFilesCapabilityPerRequest(t *testing.T) {
 		}
 		cs.Close()
 		ss.Close()
+	}
+}
+
+// TestFallbackBudget: the bytes a result embeds for a client without
+// files.download come to at most MaxEmbeddedOutput in all, not per file.
+func TestFallbackBudget(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "three", Version: "v1"}, nil)
+	if _, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), Store: memstore.New(nil), PublicURL: "https://files.example.com/", MaxEmbeddedOutput: 100}); err != nil {
+		t.Fatal(err)
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "three"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		var res mcp.CallToolResult
+		for i := range 3 {
+			v, err := transfer.Save(ctx, transfer.Output{Name: fmt.Sprintf("part%d.txt", i), MediaType: "text/plain", Data: []byte(strings.Repeat("p", 60))})
+			if err != nil {
+				return nil, nil, err
+			}
+			res.Content = append(res.Content, transfer.NewFileContent(v))
+		}
+		return &res, nil, nil
+	})
+	cs := mcptest.Connect(t, s, nil, "2025-11-25")
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "three", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, b := range res.Content {
+		kinds = append(kinds, fmt.Sprintf("%T", b))
+	}
+	if want := "*mcp.EmbeddedResource,*mcp.TextContent,*mcp.ResourceLink,*mcp.TextContent,*mcp.ResourceLink"; strings.Join(kinds, ",") != want {
+		t.Errorf("content %v, want one file embedded (60 of the 100 bytes) and two linked", kinds)
 	}
 }

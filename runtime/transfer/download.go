@@ -42,9 +42,14 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 	if rerr != nil {
 		return nil, rerr.rpc("files/authorizeDownload")
 	}
-	expires := c.Now().Add(c.DownloadTTL)
+	now := c.Now()
+	expires := now.Add(c.DownloadTTL)
 	if !m.Expires.IsZero() && m.Expires.Before(expires) {
 		expires = m.Expires
+	}
+	expires = expires.Truncate(time.Second) // as the token keeps it, and as expiresAt says
+	if expires.Sub(now) < time.Second {
+		return nil, (&lookupError{reason: ReasonExpired, message: "has expired"}).rpc("files/authorizeDownload")
 	}
 	internal := func(step string, err error) error {
 		c.ErrorLog.Printf("transfer: authorizeDownload: %s: %v", step, err)
@@ -52,7 +57,9 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 	}
 	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
 	if ps, ok := c.Store.(store.DownloadPresigner); ok {
-		// Straight from the backend, served as the endpoint would serve it.
+		// Straight from the backend, with the endpoint's Content-Type and
+		// Content-Disposition (a backend cannot be told to send its other
+		// headers, nosniff and the sandboxing CSP).
 		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
 		if err != nil {
 			return nil, internal("presign", err)
@@ -204,8 +211,9 @@ func downloadType(mt string) string {
 }
 
 // contentDisposition is "attachment" with the file name: an ASCII
-// fallback in filename, where every character outside printable ASCII and
-// the quote and backslash become '_', and the name itself in filename*
+// fallback in filename, where every character outside printable ASCII,
+// the quote, the backslash, the slash and '%' (which some clients decode
+// there, RFC 6266 appendix D) become '_', and the name itself in filename*
 // (RFC 6266, RFC 8187). Names are sanitized when stored, so they hold no
 // path separators or control characters; this holds even if one did.
 func contentDisposition(name string) string {
@@ -214,7 +222,7 @@ func contentDisposition(name string) string {
 	}
 	var ascii strings.Builder
 	for _, r := range name {
-		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '/' {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '/' || r == '%' {
 			ascii.WriteByte('_')
 		} else {
 			ascii.WriteRune(r)

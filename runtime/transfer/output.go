@@ -141,9 +141,11 @@ const DefaultMaxEmbeddedOutput = 1 << 20
 // files.download capability (see [ClientFiles]) would reject a whole
 // result that holds a block type it does not know, so on a server set up
 // with [Register] such a client gets, in its place, the file the standard
-// way: an embedded resource with the bytes, for a file of at most
-// [Options.MaxEmbeddedOutput], or else a text that says the file is too
-// large for this client and a resource_link to the file URI. A
+// way: an embedded resource with the bytes, while the files so embedded in
+// one result come to at most [Options.MaxEmbeddedOutput], or else a text
+// that says the file is too large for this client and a resource_link to
+// the file URI. (The handler's result is left as it is: the client gets a
+// copy.) A
 // FileValue in structuredContent reaches every client as it is.
 //
 // go-sdk v1.8's mcp.Content cannot be implemented outside the SDK (it has
@@ -173,11 +175,14 @@ func (c *FileContent) MarshalJSON() ([]byte, error) {
 	}{"file", c.File, c.Meta})
 }
 
-// fallback replaces the file blocks of res, the result of req, for a client
-// without the files.download capability.
-func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, res *mcp.CallToolResult) {
+// fallback returns content with its file blocks replaced, for the client
+// of req that lacks the files.download capability, or nil when it has
+// none. Embedded bytes count against one budget of MaxEmbeddedOutput per
+// result, so that a result of many files holds no more than one's worth.
+func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, content []mcp.Content) []mcp.Content {
 	var out []mcp.Content
-	for i, b := range res.Content {
+	budget := c.MaxEmbeddedOutput
+	for i, b := range content {
 		fc, ok := b.(*FileContent)
 		if !ok {
 			if out != nil {
@@ -186,25 +191,24 @@ func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, res *mc
 			continue
 		}
 		if out == nil {
-			out = append(make([]mcp.Content, 0, len(res.Content)+1), res.Content[:i]...)
+			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
 		}
-		out = append(out, c.standardContent(ctx, req, fc.File)...)
+		out = append(out, c.standardContent(ctx, req, fc.File, &budget)...)
 	}
-	if out != nil {
-		res.Content = out
-	}
+	return out
 }
 
 // standardContent is the content that stands for the file v for a client
 // without files.download: an embedded resource with the bytes, or a text
 // and a resource_link.
-func (c *config) standardContent(ctx context.Context, req *mcp.CallToolRequest, v FileValue) []mcp.Content {
+func (c *config) standardContent(ctx context.Context, req *mcp.CallToolRequest, v FileValue, budget *int64) []mcp.Content {
 	size := int64(-1)
 	if v.Size != nil {
 		size = *v.Size
 	}
-	if size >= 0 && size <= c.MaxEmbeddedOutput {
+	if size >= 0 && size <= *budget {
 		if data, ok := c.readOutput(ctx, req, v.URI, size); ok {
+			*budget -= size
 			return []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: v.URI, MIMEType: v.MimeType, Blob: data}}}
 		}
 	}

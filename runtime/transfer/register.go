@@ -42,15 +42,16 @@ const (
 // Options configure [Register]. Keys and PublicURL are required; every
 // other zero value means the default.
 type Options struct {
-	// Keys sign and check upload tokens and file URIs. Every replica that
+	// Keys sign and check upload and download tokens and file URIs. Every replica that
 	// serves the same clients holds the same keys (see [token.Keyring]:
 	// the first key signs, all of them verify, so keys can rotate).
 	Keys *token.Keyring
 
 	// PublicURL is the URL at which clients reach the handler Register
 	// returns, such as "https://files.example.com/mcpfile/": uploads go to
-	// PublicURL + "upload". Mount the handler so that it gets those
-	// requests (it looks at the last path segment only).
+	// PublicURL + "upload", downloads to PublicURL + "download/<token>".
+	// Mount the handler so that it gets those requests (it looks at the
+	// last two path segments only).
 	PublicURL string
 
 	// Host is the host of the file URIs the server hands out
@@ -113,11 +114,13 @@ type Options struct {
 	ErrorLog *log.Logger
 }
 
-// Register makes s serve SEP-2631 uploads: it adds the files/authorizeUpload
-// method, makes the runtime resolve the file URIs (mcp-file:) that clients
-// send in tools/call arguments and elicitation answers, and returns the
-// HTTP handler of the upload endpoint, to mount at o.PublicURL beside the
-// MCP endpoint:
+// Register makes s serve SEP-2631 file transfers: it adds the
+// files/authorizeUpload and files/authorizeDownload methods, makes the
+// runtime resolve the file URIs (mcp-file:) that clients send in tools/call
+// arguments and elicitation answers, lets handlers return files ([Save],
+// [NewFileContent]; a client without the files.download capability gets
+// them the standard way), and returns the HTTP handler of the upload and
+// download endpoints, to mount at o.PublicURL beside the MCP endpoint:
 //
 //	keys, _ := token.NewKeyring(key)
 //	files, err := transfer.Register(server, transfer.Options{Keys: keys, PublicURL: "https://example.com/files/"})
@@ -174,8 +177,13 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 			}
 			r, err := next(ctx, method, req)
 			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
-				if creq, ok := req.(*mcp.CallToolRequest); ok && !ClientFiles(creq).Download {
-					c.fallback(ctx, creq, ctr)
+				if creq, ok := req.(*mcp.CallToolRequest); ok && !ClientFiles(creq).downloads() {
+					// A copy: the handler may keep its result, for other clients.
+					if out := c.fallback(ctx, creq, ctr.Content); out != nil {
+						r2 := *ctr
+						r2.Content = out
+						r = &r2
+					}
 				}
 			}
 			return r, err

@@ -62,8 +62,9 @@ func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expi
 // PresignDownload implements [store.DownloadPresigner]: a GET of the
 // object id, signed until expires (as for [Store.PresignUpload]), whose
 // response S3 serves with contentType and contentDisposition in place of
-// the object's own (the response-content-type and
-// response-content-disposition parameters, which are signed). The object's
+// the object's own, and Cache-Control: private, no-store (the
+// response-content-type, -content-disposition and -cache-control
+// parameters, which are signed). The object's
 // expiry is the caller's to respect: the signature outlives a deleted
 // object only as a 404.
 func (s *Store) PresignDownload(ctx context.Context, id, contentType, contentDisposition string, expires time.Time) (store.SignedRequest, error) {
@@ -81,6 +82,7 @@ func (s *Store) PresignDownload(ctx context.Context, id, contentType, contentDis
 	if contentDisposition != "" {
 		in.ResponseContentDisposition = aws.String(contentDisposition)
 	}
+	in.ResponseCacheControl = aws.String("private, no-store")
 	req, err := s3.NewPresignClient(s.client).PresignGetObject(ctx, in, s3.WithPresignExpires(ttl))
 	if err != nil {
 		return store.SignedRequest{}, fmt.Errorf("s3store: presign %q: %w", id, err)
