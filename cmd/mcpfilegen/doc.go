@@ -60,8 +60,10 @@
 //     additionalProperties false) with each file field as
 //     {"type":"string","format":"uri","x-mcp-file":{"accept":[…],"maxSize":n}}
 //     (an array of those for a slice; "transferModes":[…] follows maxSize
-//     for a field with transfer=). Use it as mcp.Tool.InputSchema, or
-//     register the tool with runtime.AddTool, which does.
+//     for a field with transfer=; for a field with form=, the host's object
+//     with {"form":…,"accept":[…],"maxSize":n} in x-mcpfile-form). Use it as
+//     mcp.Tool.InputSchema, or register the tool with runtime.AddTool, which
+//     does.
 //   - func (t *T) UnmarshalJSON(b []byte) error, when T has file fields: one
 //     call to the runtime package (runtime.Object), given T's member names,
 //     which of them are files and T's schema, whose x-mcp-file entries are
@@ -127,7 +129,7 @@
 //
 // On problems, mcpfilegen prints every one of them, sorted, one a line as
 //
-//	tools.go:14:2: mcpfile: unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)
+//	tools.go:14:2: mcpfile: unknown key "maxsize" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)
 //
 // with the file name relative to the working directory, writes nothing and
 // exits with status 1. Usage errors exit with status 2. On success it prints
@@ -162,7 +164,7 @@
 // The mcpfile tag is a comma-separated list of key=value items without
 // spaces; the empty tag mcpfile:"" marks a file field without constraints.
 // Unknown keys, repeated keys (but accept), empty items or values, spaces,
-// bad numbers, units, media types and transfer modes are errors.
+// bad numbers, units, media types, transfer modes and forms are errors.
 //
 // accept=<entry>[|<entry>…] lists what the field takes, as the HTML accept
 // attribute does: a media type type/subtype, a wildcard subtype type/*, or an
@@ -239,6 +241,31 @@
 //
 //	Document runtime.File `json:"document" mcpfile:"accept=application/pdf,maxSize=1GiB,transfer=upload"`
 //	Scan     string       `json:"scan" mcpfile:"accept=image/tiff,transfer=inline"`
+//
+// form=filedata|openai: the file arrives as a host's object instead of a
+// data: URI: Odeus FileData ({fileName, mimeType, base64, size?,
+// lastModified?}) or ChatGPT's fileParams ({download_url, file_id,
+// mime_type?, file_name?}; needs a fetcher on the server, runtime/fetch).
+// The property's schema is then that object, with the members the host
+// always sends required and others allowed (filedata's also has "format":
+// "file", which is what Odeus looks for), and its accept and maxSize move
+// to the vendor keyword x-mcpfile-form, after "form": SEP-2356 allows
+// x-mcp-file on URI string properties only. The object's media type, size
+// and name are the host's word and are checked like a data: URI's: accept,
+// maxSize, the content check (unless sniff=false), the name sanitized into
+// File.Name. filedata goes on runtime.File, *runtime.File and
+// []runtime.File (an array of such objects, with minFiles and maxFiles as
+// for files); openai on runtime.File and *runtime.File only, since
+// openai/fileParams names top-level fields that each hold one file (a
+// slice is an error; use form=filedata or one field a file). The value is
+// exactly filedata or openai, lower case. A form is an error on a string,
+// *string or []string field, which keeps a data: URI; with transfer=, since
+// a form is its own transfer; and with filename=, since the object carries
+// the name. The generated decoder is the same as without form=: the
+// runtime reads the form from the schema.
+//
+//	Report runtime.File  `json:"report" mcpfile:"accept=application/pdf,maxSize=10MiB,form=filedata"`
+//	Photo  *runtime.File `json:"photo,omitempty" mcpfile:"accept=image/*,form=openai"`
 //
 // # Flags
 //

@@ -584,6 +584,7 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 		Filename: tg.Filename,
 
 		TransferModes: tg.Transfer,
+		Form:          tg.Form,
 	}
 	if tg.MaxFiles > 0 && !kind.Slice() {
 		b.errorf(v.Pos(), "maxFiles on field %s of type %s: it limits the items of []runtime.File or []string fields only",
@@ -610,7 +611,24 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 			strings.Join(tg.Transfer, "|"), v.Name(), typeString(v.Type()))
 		f.File.TransferModes = nil
 	}
+	b.checkForm(f, v)
 	return f
+}
+
+// checkForm reports a form= on a field that cannot take the form's
+// object; the tag has refused form with transfer= and filename=.
+func (b *builder) checkForm(f *Field, v *types.Var) {
+	switch form := f.File.Form; {
+	case form == "":
+	case f.File.Kind >= KindString:
+		b.errorf(v.Pos(), "form=%s on field %s of type %s: a string field keeps the file's data: URI, and a form sends the file as an object, without one (use runtime.File, *runtime.File or []runtime.File, or leave form out)",
+			form, v.Name(), typeString(v.Type()))
+		f.File.Form = ""
+	case form == tag.FormOpenAI && f.File.Kind.Slice():
+		b.errorf(v.Pos(), "form=openai on field %s of type %s: ChatGPT's openai/fileParams names top-level fields that each hold one file, so a list of files cannot be one (use runtime.File or *runtime.File, one field a file, or form=filedata)",
+			v.Name(), typeString(v.Type()))
+		f.File.Form = ""
+	}
 }
 
 // checkStructTag reports a struct tag that reflect.StructTag.Lookup cannot
@@ -850,7 +868,11 @@ func inferMsg(t *Type, ie *infer.Error) string {
 			emb, _, _ := strings.Cut(ie.Path, ".")
 			return fmt.Sprintf("embedded field %s has an mcpfile field %s: file fields must be declared directly in %s", emb, ie.Path, t.Name)
 		}
-		return fmt.Sprintf("field %s has an mcpfile tag: file fields must be top-level fields of %s, not fields of nested structs", ie.Path, t.Name)
+		msg := fmt.Sprintf("field %s has an mcpfile tag: file fields must be top-level fields of %s, not fields of nested structs", ie.Path, t.Name)
+		if tg, err := tag.Parse(ie.TagValue); err == nil && tg.Form == tag.FormOpenAI {
+			msg += " (and ChatGPT's openai/fileParams lists top-level fields only)"
+		}
+		return msg
 	}
 	if ie.Path != "" {
 		return fmt.Sprintf("field %s: %s", ie.Path, ie.Msg)

@@ -164,6 +164,32 @@ func TestBuildTransfer(t *testing.T) {
 	}
 }
 
+// TestBuildForm checks that the form of the tag reaches the model on each
+// kind of field that takes one, with the other constraints.
+func TestBuildForm(t *testing.T) {
+	p, err := model.Build(fixture(t, "good"), []string{"Forms"})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	want := map[string]model.File{
+		"Data":    {Kind: model.KindFile, Form: "filedata", Accept: []string{"application/pdf"}},
+		"PData":   {Kind: model.KindFilePointer, Form: "filedata"},
+		"Datas":   {Kind: model.KindFileSlice, Form: "filedata", MaxFiles: 3, MinFiles: 1},
+		"OpenAI":  {Kind: model.KindFile, Form: "openai", MaxSize: 1 << 20},
+		"POpenAI": {Kind: model.KindFilePointer, Form: "openai", NoSniff: true},
+		"URI":     {Kind: model.KindFile},
+	}
+	files := p.Types[0].Files()
+	if len(files) != len(want) {
+		t.Fatalf("%d file fields, want %d", len(files), len(want))
+	}
+	for _, f := range files {
+		if got, w := *f.File, want[f.GoName]; !reflect.DeepEqual(got, w) {
+			t.Errorf("field %s: File = %+v, want %+v", f.GoName, got, w)
+		}
+	}
+}
+
 func TestBuildSelectsTaggedStructs(t *testing.T) {
 	p, err := model.Build(fixture(t, "auto"), nil)
 	if err != nil {
@@ -186,7 +212,7 @@ func TestBuildErrors(t *testing.T) {
 	sel := []string{"WrongTypes", "BadTags", "Skipped", "HasUnmarshal", "EmbedsUnmarshal", "EmbedsText", "Tagged",
 		"Unsupported", "Node", "Tree", "SchemaTags", "Embeddings", "EmbeddedDash", "BadName", "Gen", "Owners",
 		"NotStruct", "Alias", "Var", "Missing", "Untagged", "EmbedsFile", "EmbedsHolder", "StructTags",
-		"StringOption", "SchemaOnly", "WithFile", "HasSchema", "BadTransfer"}
+		"StringOption", "SchemaOnly", "WithFile", "HasSchema", "BadTransfer", "BadForm"}
 	_, err := model.Build(pkg, sel)
 	checkWants(t, pkg, err)
 }

@@ -115,6 +115,14 @@ type File struct {
 	// schema's transferModes); nil when the tag has none, which allows any.
 	TransferModes []string
 
+	// Form is the host's object the file arrives as, in place of a data:
+	// URI: "filedata" (Odeus FileData) or "openai" (ChatGPT's fileParams),
+	// the tag's form= (tag.Forms), which the schema carries in
+	// x-mcpfile-form instead of x-mcp-file; empty for a data: URI. A field
+	// with a form is a runtime.File, *runtime.File or, for filedata,
+	// []runtime.File, without TransferModes or Filename.
+	Form string
+
 	// Filename is the JSON name of the sibling string field whose value
 	// becomes File.Name, and FilenameField that field; both empty when unset.
 	Filename      string

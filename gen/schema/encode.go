@@ -116,8 +116,9 @@ func closeObject(b []byte) []byte {
 }
 
 // appendExtra appends the value of an Extras keyword: a list of types, a
-// file's descriptor (its members in the struct's order, as encoding/json
-// writes them), or any other value as encoding/json writes it.
+// file's descriptor or form descriptor (their members in the struct's
+// order, as encoding/json writes them), or any other value as encoding/json
+// writes it.
 func appendExtra(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case []string:
@@ -134,6 +135,15 @@ func appendExtra(b []byte, v any) ([]byte, error) {
 			b = append(appendStrings(append(b, `"transferModes":`...), v.TransferModes), ',')
 		}
 		return closeObject(b), nil
+	case formDescriptor:
+		b = appendString(append(b, `{"form":`...), v.Form)
+		if len(v.Accept) > 0 {
+			b = appendStrings(append(b, `,"accept":`...), v.Accept)
+		}
+		if v.MaxSize != 0 {
+			b = strconv.AppendInt(append(b, `,"maxSize":`...), v.MaxSize, 10)
+		}
+		return append(b, '}'), nil
 	}
 	j, err := json.Marshal(v)
 	if err != nil {

@@ -79,6 +79,12 @@ func TestMarshal(t *testing.T) {
 			Extras: map[string]any{"x-mcp-file": descriptor{Accept: []string{"image/*", ".png"}, MaxSize: 5, TransferModes: []string{"inline", "upload"}}, "x-other": map[string]int{"n": 1}, "a": 1.5},
 		},
 		"transfer modes alone": {Extras: map[string]any{"x-mcp-file": descriptor{TransferModes: []string{"upload"}}}},
+		"form alone":           {Extras: map[string]any{"x-mcpfile-form": formDescriptor{Form: "openai"}}},
+		"form and constraints": {Type: "object", Format: "file", Extras: map[string]any{
+			"x-mcpfile-form": formDescriptor{Form: "filedata", Accept: []string{"image/*", ".png", "<b>&"}, MaxSize: 1 << 53},
+			"x-mcp-file":     descriptor{MaxSize: 7},
+		}},
+		"form maxSize alone": {Extras: map[string]any{"x-mcpfile-form": formDescriptor{Form: "filedata", MaxSize: 5}}},
 	} {
 		sameAsInvopop(t, name, s)
 	}

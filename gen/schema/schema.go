@@ -1,6 +1,7 @@
 // Package schema builds each selected type's input schema: the object
 // schema the MCP Go SDK would infer for it (google/jsonschema-go's
 // jsonschema.For), with the file fields described by the x-mcp-file keyword
+// (or, for a field with a form, by the host's object and x-mcpfile-form)
 // and doc comments as descriptions.
 //
 // The schema is built as github.com/invopop/jsonschema values and marshalled
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpfile/mcpfile/gen/internal/infer"
 	"github.com/mcpfile/mcpfile/gen/internal/par"
 	"github.com/mcpfile/mcpfile/gen/model"
+	"github.com/mcpfile/mcpfile/gen/tag"
 )
 
 // Keyword is the JSON Schema keyword that marks a file argument.
@@ -30,6 +32,19 @@ type descriptor struct {
 	Accept        []string `json:"accept,omitempty"`
 	MaxSize       int64    `json:"maxSize,omitempty"`
 	TransferModes []string `json:"transferModes,omitempty"`
+}
+
+// FormKeyword is the vendor keyword that carries the form and constraints
+// of a file field with a form (tag form=): its property is the host's
+// object, not a URI string, and SEP-2356 allows x-mcp-file only on those.
+const FormKeyword = "x-mcpfile-form"
+
+// formDescriptor is the value of FormKeyword: the form, then the
+// constraints in x-mcp-file's order.
+type formDescriptor struct {
+	Form    string   `json:"form"`
+	Accept  []string `json:"accept,omitempty"`
+	MaxSize int64    `json:"maxSize,omitempty"`
 }
 
 // Apply fills Schema and Flat of every type of p. Build has validated the
@@ -79,11 +94,19 @@ func Build(p *model.Package, t *model.Type) (*jsonschema.Schema, error) {
 // {"type":"string","format":"uri","x-mcp-file":{…}}, or for a slice an array
 // whose items are that, x-mcp-file and all. It is never nullable: a pointer
 // or omitempty file field is simply not required.
+//
+// A field with a form is described by the form's object instead
+// (formObject), in the same places.
 func File(f *model.Field) *jsonschema.Schema {
-	item := &jsonschema.Schema{
-		Type:   "string",
-		Format: "uri",
-		Extras: map[string]any{Keyword: descriptor{Accept: f.File.Accept, MaxSize: f.File.MaxSize, TransferModes: f.File.TransferModes}},
+	var item *jsonschema.Schema
+	if f.File.Form != "" {
+		item = formObject(f.File)
+	} else {
+		item = &jsonschema.Schema{
+			Type:   "string",
+			Format: "uri",
+			Extras: map[string]any{Keyword: descriptor{Accept: f.File.Accept, MaxSize: f.File.MaxSize, TransferModes: f.File.TransferModes}},
+		}
 	}
 	if !f.File.Kind.Slice() {
 		item.Description = f.Description
@@ -101,13 +124,50 @@ func File(f *model.Field) *jsonschema.Schema {
 	return arr
 }
 
+// formObject returns the schema of the object a host sends a file of form
+// f.Form as, with the form and f's constraints in FormKeyword:
+//
+//   - filedata, Odeus's FileData, for a property with "format": "file":
+//     {fileName, mimeType, base64, size?, lastModified?}
+//   - openai, what ChatGPT sends for a field of _meta["openai/fileParams"]:
+//     {download_url, file_id, mime_type?, file_name?}
+//
+// The required members are those the host always sends. Other members are
+// allowed: hosts may add some.
+func formObject(f *model.File) *jsonschema.Schema {
+	s := &jsonschema.Schema{
+		Type:       "object",
+		Properties: jsonschema.NewProperties(),
+		Extras:     map[string]any{FormKeyword: formDescriptor{Form: f.Form, Accept: f.Accept, MaxSize: f.MaxSize}},
+	}
+	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
+	switch f.Form {
+	case tag.FormFileData:
+		s.Format = "file"
+		s.Properties.Set("fileName", str())
+		s.Properties.Set("mimeType", str())
+		s.Properties.Set("base64", str())
+		s.Properties.Set("size", &jsonschema.Schema{Type: "integer", Minimum: "0"})
+		s.Properties.Set("lastModified", str())
+		s.Required = []string{"fileName", "mimeType", "base64"}
+	case tag.FormOpenAI:
+		s.Properties.Set("download_url", str())
+		s.Properties.Set("file_id", str())
+		s.Properties.Set("mime_type", str())
+		s.Properties.Set("file_name", str())
+		s.Required = []string{"download_url", "file_id"}
+	}
+	return s
+}
+
 // flat reports whether every property of s is one elicitation's
 // requestedSchema allows: a primitive (string, number, integer, boolean) or
-// a single file.
+// a single file as a URI string (not as a form's object).
 func flat(t *model.Type, s *jsonschema.Schema) bool {
 	files := map[string]bool{}
 	for _, f := range t.Fields {
-		if f.File != nil && !f.File.Kind.Slice() {
+		// A form's object is no primitive: elicitation has no place for it.
+		if f.File != nil && !f.File.Kind.Slice() && f.File.Form == "" {
 			files[f.JSONName] = true
 		}
 	}

@@ -215,10 +215,51 @@ func TestTransferModes(t *testing.T) {
 	}
 }
 
+// TestFormsValidate checks that the arguments the hosts send for files
+// with a form validate against the generated schema, as a host validates
+// them, and that a data: URI and objects without a member the host always
+// sends do not.
+func TestFormsValidate(t *testing.T) {
+	types := build(t, "testdata/mod/files", []string{"FileDataInput", "OpenAIInput"})
+	fileData := `{"fileName":"report.pdf","mimeType":"application/pdf","base64":"JVBERi0=","size":248123,"lastModified":"2026-04-20T18:30:00Z"}`
+	chatGPT := `{"download_url":"https://files.example.com/f","file_id":"file_1","mime_type":"image/png","file_name":"a.png"}`
+	for _, tt := range []struct {
+		typ, args string
+		ok        bool
+	}{
+		{"FileDataInput", `{"report":` + fileData + `}`, true},
+		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain","base64":"","extra":1},"pages":[` + fileData + `,` + fileData + `]}`, true},
+		{"FileDataInput", `{"report":"data:text/plain;base64,aGk="}`, false},
+		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain"}}`, false},
+		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain","base64":"","size":-1}}`, false},
+		{"FileDataInput", `{"report":` + fileData + `,"pages":[` + fileData + `]}`, false},
+		{"OpenAIInput", `{"image":` + chatGPT + `,"note":""}`, true},
+		{"OpenAIInput", `{"image":{"download_url":"https://x","file_id":"f"},"mask":{"download_url":"https://x","file_id":"g"},"note":""}`, true},
+		{"OpenAIInput", `{"image":"chat_upload","note":""}`, false},
+		{"OpenAIInput", `{"image":{"download_url":"https://x"},"note":""}`, false},
+	} {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(types[tt.typ].Schema, &s); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: Resolve: %v", tt.typ, err)
+		}
+		var args any
+		if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.Validate(args); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate(%s) = %v, want valid %v", tt.typ, tt.args, err, tt.ok)
+		}
+	}
+}
+
 // TestSchemaBytes pins the exact output for the runtime.File kinds and for
 // doc comments as descriptions.
 func TestSchemaBytes(t *testing.T) {
-	types := build(t, "testdata/mod/files", []string{"AnalyzeDocument", "CompareDocuments", "CompareInput", "DescribeImage", "Documented"})
+	types := build(t, "testdata/mod/files", []string{"AnalyzeDocument", "CompareDocuments", "CompareInput", "DescribeImage", "Documented", "FileDataInput", "OpenAIInput"})
 	tests := []struct {
 		name string
 		want string
@@ -253,6 +294,20 @@ func TestSchemaBytes(t *testing.T) {
 				`"notes":{"type":"string","description":"Notes on it, \u003cb\u003ebold\u003c/b\u003e \u0026 plain, escaped for HTML as encoding/json does."}},` +
 				`"additionalProperties":false,"type":"object","required":["count","when","where"],` +
 				`"description":"Documented shows doc comments becoming descriptions, down nested and embedded structs of this package."}`,
+			false},
+		{"FileDataInput",
+			`{"properties":{` +
+				`"report":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"type":"object","required":["fileName","mimeType","base64"],"format":"file","description":"The report to read.","x-mcpfile-form":{"form":"filedata","accept":["application/pdf","text/plain"],"maxSize":10485760}},` +
+				`"pages":{"items":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"type":"object","required":["fileName","mimeType","base64"],"format":"file","x-mcpfile-form":{"form":"filedata","accept":["image/*"]}},"type":"array","maxItems":5,"minItems":2,"description":"Pages to read them from, two to five."},` +
+				`"any":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"type":"object","required":["fileName","mimeType","base64"],"format":"file","x-mcpfile-form":{"form":"filedata"}}},` +
+				`"additionalProperties":false,"type":"object","required":["report"],"description":"FileDataInput takes its files as Odeus FileData objects."}`,
+			false},
+		{"OpenAIInput",
+			`{"properties":{` +
+				`"image":{"properties":{"download_url":{"type":"string"},"file_id":{"type":"string"},"mime_type":{"type":"string"},"file_name":{"type":"string"}},"type":"object","required":["download_url","file_id"],"description":"The image to describe.","x-mcpfile-form":{"form":"openai","accept":["image/png","image/jpeg"],"maxSize":5242880}},` +
+				`"mask":{"properties":{"download_url":{"type":"string"},"file_id":{"type":"string"},"mime_type":{"type":"string"},"file_name":{"type":"string"}},"type":"object","required":["download_url","file_id"],"x-mcpfile-form":{"form":"openai"}},` +
+				`"note":{"type":"string"}},` +
+				`"additionalProperties":false,"type":"object","required":["image","note"],"description":"OpenAIInput takes its files as ChatGPT file objects (openai/fileParams)."}`,
 			false},
 	}
 	for _, tt := range tests {

@@ -18,9 +18,17 @@ func ExampleParse() {
 
 	_, err = tag.Parse("transfer=Upload|inline")
 	fmt.Println(err)
+
+	t, err = tag.Parse("accept=image/*,form=openai")
+	fmt.Println(t.Form, t, err)
+
+	_, err = tag.Parse("form=FileData")
+	fmt.Println(err)
 	// Output:
 	// [application/pdf text/plain .pdf] 10485760 5 <nil>
 	// [inline upload] maxSize=1073741824,transfer=inline|upload <nil>
-	// unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)
+	// unknown key "maxsize" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)
 	// bad transfer mode "Upload" in "Upload|inline" (want inline, upload, or inline|upload)
+	// openai accept=image/*,form=openai <nil>
+	// bad form "FileData" (want filedata or openai)
 }

@@ -17,13 +17,20 @@
 //	                             needs transfer.Register on the server (runtime/transfer);
 //	                             an upload-only field's maxSize does not count
 //	                             toward runtime.MaxRequestBytes
+//	form=filedata|openai         the file arrives as a host's object instead of a
+//	                             data: URI: Odeus FileData ({fileName, mimeType,
+//	                             base64, size?, lastModified?}) or ChatGPT's fileParams
+//	                             ({download_url, file_id, mime_type?, file_name?};
+//	                             needs a fetcher on the server, runtime/fetch); its
+//	                             schema is an object, its constraints in x-mcpfile-form
 //
 // The empty tag `mcpfile:""` marks a file field without constraints.
 //
 // The grammar is strict: unknown keys, repeated keys (other than accept),
-// empty items and values, bad numbers and units, bad media types, and
+// empty items and values, bad numbers and units, bad media types,
 // transfer modes other than exactly inline and upload, each at most once,
-// are errors. Media types are checked against RFC 6838's restricted-name
+// forms other than exactly filedata and openai, and form together with
+// transfer or filename are errors. Media types are checked against RFC 6838's restricted-name
 // characters and the registered top-level types, and lower-cased, as are
 // extensions. "*/*" is rejected: it accepts everything, which is what leaving
 // accept out says.
@@ -59,16 +66,35 @@ type Tag struct {
 	// Transfer are the transfer modes of transfer=, a subset of
 	// TransferModes in its order; nil when absent.
 	Transfer []string
+	// Form is the host's object the file arrives as (form=), one of Forms;
+	// empty when absent, for a data: URI. A tag with a form has no
+	// Transfer and no Filename.
+	Form string
 }
 
 // Keys are the tag's keys, sorted as the error messages list them.
-var Keys = []string{"accept", "filename", "maxFiles", "maxSize", "minFiles", "sniff", "transfer"}
+var Keys = []string{"accept", "filename", "form", "maxFiles", "maxSize", "minFiles", "sniff", "transfer"}
 
 // TransferModes are the transfer modes of SEP-2631 a transfer= value may
 // list, in the order the schema's transferModes lists them: "inline", a
 // data: URI in the arguments, and "upload", a file URI the client got from
 // files/authorizeUpload.
 var TransferModes = []string{"inline", "upload"}
+
+// The forms a form= value may name: the objects hosts send a file as, in
+// place of a data: URI.
+const (
+	// FormFileData is Odeus's FileData object, for a property whose schema
+	// has "format": "file": {fileName, mimeType, base64, size?, lastModified?}.
+	FormFileData = "filedata"
+	// FormOpenAI is the object ChatGPT sends for a field the tool's
+	// _meta["openai/fileParams"] names: {download_url, file_id, mime_type?,
+	// file_name?}. The server fetches download_url.
+	FormOpenAI = "openai"
+)
+
+// Forms are the values of form=, sorted.
+var Forms = []string{FormFileData, FormOpenAI}
 
 // TopLevelTypes are the media top-level types an accept entry may name: the
 // ones registered with IANA.
@@ -99,12 +125,14 @@ const (
 	wantFilename = "want the json name of a string field"
 	wantSniff    = "want true or false"
 	wantTransfer = "want inline, upload, or inline|upload"
+	wantForm     = "want filedata or openai"
 )
 
 // wantValue is what each key's value must be.
 var wantValue = map[string]string{
 	"accept":   wantAccept,
 	"filename": wantFilename,
+	"form":     wantForm,
 	"maxFiles": wantMaxFiles,
 	"minFiles": wantMinFiles,
 	"maxSize":  wantMaxSize,
@@ -172,18 +200,47 @@ func Parse(s string) (Tag, error) {
 			}
 		case "transfer":
 			t.Transfer, err = parseTransfer(val)
+		case "form":
+			if !slices.Contains(Forms, val) {
+				err = fmt.Errorf("bad form %q (%s)", val, wantForm)
+			}
+			t.Form = val
 		}
 		if err != nil {
 			return Tag{}, err
 		}
 	}
+	if err := t.checkForm(); err != nil {
+		return Tag{}, err
+	}
 	return t, nil
+}
+
+// checkForm refuses the keys a form does not go with, whatever their order
+// in the tag: a form is its own transfer, and its object carries the file's
+// name.
+func (t Tag) checkForm() error {
+	switch {
+	case t.Form == "":
+	case len(t.Transfer) > 0:
+		return fmt.Errorf("form=%s with transfer=%s: a form is its own transfer, the host sends the file as an object (leave transfer out, or form out for a data: URI or an upload)",
+			t.Form, strings.Join(t.Transfer, "|"))
+	case t.Filename != "":
+		member := "fileName"
+		if t.Form == FormOpenAI {
+			member = "file_name"
+		}
+		return fmt.Errorf("form=%s with filename=%s: the form's object carries the file's name (%s), which becomes File.Name (leave filename out)",
+			t.Form, t.Filename, member)
+	}
+	return nil
 }
 
 // String returns the tag in canonical form: keys in a fixed order (first
 // those of the x-mcp-file keyword, in its order), accept once, maxSize in
-// bytes, transfer modes in the order of TransferModes. Parse(t.String())
-// returns t for a parsed t.
+// bytes, transfer modes in the order of TransferModes, then form (which
+// x-mcpfile-form carries in place of x-mcp-file). Parse(t.String()) returns
+// t for a parsed t.
 func (t Tag) String() string {
 	var items []string
 	if len(t.Accept) > 0 {
@@ -194,6 +251,9 @@ func (t Tag) String() string {
 	}
 	if len(t.Transfer) > 0 {
 		items = append(items, "transfer="+strings.Join(t.Transfer, "|"))
+	}
+	if t.Form != "" {
+		items = append(items, "form="+t.Form)
 	}
 	if t.MaxFiles > 0 {
 		items = append(items, "maxFiles="+strconv.Itoa(t.MaxFiles))

@@ -42,6 +42,10 @@ func TestParse(t *testing.T) {
 		{"transfer=inline|upload", Tag{Transfer: []string{"inline", "upload"}}},
 		{"transfer=upload|inline", Tag{Transfer: []string{"inline", "upload"}}},
 		{"transfer=upload,filename=name", Tag{Transfer: []string{"upload"}, Filename: "name"}},
+		{"form=filedata", Tag{Form: "filedata"}},
+		{"form=openai", Tag{Form: "openai"}},
+		{"accept=application/pdf,maxSize=5MiB,form=filedata,maxFiles=2,minFiles=1,sniff=false",
+			Tag{Accept: []string{"application/pdf"}, MaxSize: 5 << 20, Form: "filedata", MaxFiles: 2, MinFiles: 1, HasMinFiles: true, NoSniff: true}},
 		{"accept=application/pdf|text/plain,maxSize=10MiB,maxFiles=5,filename=names,sniff=false",
 			Tag{Accept: []string{"application/pdf", "text/plain"}, MaxSize: 10 << 20, MaxFiles: 5, Filename: "names", NoSniff: true}},
 	}
@@ -57,8 +61,8 @@ func TestParseTagErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`},
-		{"Accept=image/png", `unknown key "Accept" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`},
+		{"maxsize=5MB", `unknown key "maxsize" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)`},
+		{"Accept=image/png", `unknown key "Accept" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)`},
 		{"accept", `item "accept" has no value (want key=value items separated by commas)`},
 		{"accept=", `empty value for key "accept"`},
 		{"accept=image/png,", `empty item in "accept=image/png," (want key=value items separated by commas)`},
@@ -132,7 +136,7 @@ func TestParseTagErrors(t *testing.T) {
 		{"sniff=no", `bad sniff "no" (want true or false)`},
 		{"sniff=False", `bad sniff "False" (want true or false)`},
 		{`filename=a"b`, `bad filename "a\"b" (want the json name of a string field)`},
-		{"transferModes=upload", `unknown key "transferModes" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`},
+		{"transferModes=upload", `unknown key "transferModes" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)`},
 		{"transfer=", `empty value for key "transfer"`},
 		{"transfer=inline,transfer=upload", `duplicate key "transfer"`},
 		{"transfer=Upload|inline", `bad transfer mode "Upload" in "Upload|inline" (want inline, upload, or inline|upload)`},
@@ -152,6 +156,18 @@ func TestParseTagErrors(t *testing.T) {
 		{"transfer=upload,maxSize=1,inline", `item "inline" has no value (want key=value items separated by commas; transfer modes are separated by |, as in transfer=inline|upload)`},
 		{"upload,transfer=inline", `item "upload" has no value (want key=value items separated by commas)`},
 		{"transfer=inline| upload", `space in transfer value "inline| upload" (want inline, upload, or inline|upload; no spaces)`},
+		{"form=", `empty value for key "form"`},
+		{"form=FileData", `bad form "FileData" (want filedata or openai)`},
+		{"form=OpenAI", `bad form "OpenAI" (want filedata or openai)`},
+		{"form=file", `bad form "file" (want filedata or openai)`},
+		{"form=filedata|openai", `bad form "filedata|openai" (want filedata or openai)`},
+		{"form=openai,form=openai", `duplicate key "form"`},
+		{"form=filedata ", `space in form value "filedata " (want filedata or openai; no spaces)`},
+		{"form=filedata,transfer=inline", `form=filedata with transfer=inline: a form is its own transfer, the host sends the file as an object (leave transfer out, or form out for a data: URI or an upload)`},
+		{"transfer=upload|inline,form=openai", `form=openai with transfer=inline|upload: a form is its own transfer, the host sends the file as an object (leave transfer out, or form out for a data: URI or an upload)`},
+		{"filename=name,form=filedata", `form=filedata with filename=name: the form's object carries the file's name (fileName), which becomes File.Name (leave filename out)`},
+		{"form=openai,filename=name", `form=openai with filename=name: the form's object carries the file's name (file_name), which becomes File.Name (leave filename out)`},
+		{"form=openai,transfer=Upload", `bad transfer mode "Upload" (want inline, upload, or inline|upload)`},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -169,6 +185,8 @@ func TestStringRoundTrip(t *testing.T) {
 			"accept=text/plain,maxSize=1024,transfer=inline|upload,sniff=false"},
 		{"transfer=upload", "transfer=upload"},
 		{"transfer=inline", "transfer=inline"},
+		{"sniff=false,form=filedata,minFiles=0,maxSize=1KiB", "maxSize=1024,form=filedata,minFiles=0,sniff=false"},
+		{"form=openai", "form=openai"},
 	} {
 		tg, err := Parse(tt.in)
 		if err != nil {
@@ -185,7 +203,8 @@ func FuzzParse(f *testing.F) {
 		"", "accept=image/png|image/jpeg,maxSize=5MiB", "accept=.pdf,accept=text/*,maxFiles=3",
 		"filename=name,sniff=false", "maxSize=9007199254740991B", "maxSize=1GiB", "accept=*/*",
 		"maxsize=5", "accept=image/png,,", "sniff=true", "transfer=upload|inline", "transfer=inline,filename=n",
-		"transfer=Upload", "transfer=inline|inline",
+		"transfer=Upload", "transfer=inline|inline", "form=filedata,maxFiles=2", "form=openai,accept=image/*",
+		"form=openai,transfer=inline", "filename=n,form=filedata", "form=FileData",
 	} {
 		f.Add(s)
 	}
@@ -218,6 +237,9 @@ func FuzzParse(f *testing.F) {
 		if len(tg.Transfer) > 0 && !slices.Equal(tg.Transfer, TransferModes) &&
 			!(len(tg.Transfer) == 1 && slices.Contains(TransferModes, tg.Transfer[0])) {
 			t.Errorf("Parse(%q).Transfer = %q, want inline, upload or both in that order", s, tg.Transfer)
+		}
+		if tg.Form != "" && (!slices.Contains(Forms, tg.Form) || tg.Transfer != nil || tg.Filename != "") {
+			t.Errorf("Parse(%q) = %v: want form filedata or openai, without transfer and filename", s, tg)
 		}
 		// Round trip through the canonical form.
 		back, err := Parse(tg.String())

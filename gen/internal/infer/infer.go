@@ -86,6 +86,8 @@ type Error struct {
 	// Nested: the failure is below the top-level struct.
 	Promoted, Nested bool
 	Msg              string
+	// TagValue is the value of the Config.RejectTag tag of an ErrTag.
+	TagValue string
 }
 
 func (e *Error) Error() string {
@@ -304,8 +306,10 @@ func (w *walker) object(s *jsonschema.Schema, st *types.Struct, top bool) error 
 		w.path = append(w.path, elem)
 		err := func() error {
 			if w.cfg.RejectTag != "" && !(top && len(f.Index) == 1) {
-				if _, ok := f.Tag.Lookup(w.cfg.RejectTag); ok && w.cfg.Override[f.Var] == nil {
-					return w.fail(ErrTag, "has an %s tag", w.cfg.RejectTag)
+				if v, ok := f.Tag.Lookup(w.cfg.RejectTag); ok && w.cfg.Override[f.Var] == nil {
+					e := w.fail(ErrTag, "has an %s tag", w.cfg.RejectTag).(*Error)
+					e.TagValue = v
+					return e
 				}
 			}
 			if f.Var.Embedded() {

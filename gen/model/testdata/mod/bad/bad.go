@@ -19,7 +19,7 @@ type WrongTypes struct {
 }
 
 type BadTags struct {
-	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, maxFiles, maxSize, minFiles, sniff, transfer)`
+	A      runtime.File   `json:"a" mcpfile:"maxsize=1"` // want `unknown key "maxsize" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)`
 	B      runtime.File   `mcpfile:"accept=imag/png"`    // want `unknown top-level type "imag" in "imag/png"`
 	C      runtime.File   `mcpfile:"maxFiles=2"`         // want "maxFiles on field C of type runtime.File: it limits the items of []runtime.File or []string fields only"
 	D      string         `mcpfile:"filename=n"`         // want "filename on field D of type string: only runtime.File fields carry a name"
@@ -44,6 +44,27 @@ type BadTransfer struct {
 	E  runtime.File   `mcpfile:"transfer="`              // want `empty value for key "transfer"`
 	Up runtime.File   `mcpfile:"transfer=upload,filename=n"`
 	N  string         `json:"n"`
+}
+
+type BadForm struct {
+	Case    runtime.File    `json:"case" mcpfile:"form=FileData"`                    // want `bad form "FileData" (want filedata or openai)`
+	Slice   []runtime.File  `json:"slice" mcpfile:"form=openai"`                     // want "form=openai on field Slice of type []runtime.File: ChatGPT's openai/fileParams names top-level fields that each hold one file, so a list of files cannot be one (use runtime.File or *runtime.File, one field a file, or form=filedata)"
+	Str     string          `json:"str" mcpfile:"form=filedata"`                     // want "form=filedata on field Str of type string: a string field keeps the file's data: URI, and a form sends the file as an object, without one (use runtime.File, *runtime.File or []runtime.File, or leave form out)"
+	PStr    *string         `json:"p_str,omitempty" mcpfile:"form=openai"`           // want "form=openai on field PStr of type *string: a string field keeps"
+	Strs    []string        `json:"strs" mcpfile:"form=openai"`                      // want "form=openai on field Strs of type []string: a string field keeps"
+	Inline  runtime.File    `json:"inline" mcpfile:"form=filedata,transfer=inline"`  // want "form=filedata with transfer=inline: a form is its own transfer, the host sends the file as an object (leave transfer out, or form out for a data: URI or an upload)"
+	Named   runtime.File    `json:"named" mcpfile:"filename=named_name,form=openai"` // want "form=openai with filename=named_name: the form's object carries the file's name (file_name), which becomes File.Name (leave filename out)"
+	NameFor string          `json:"named_name"`
+	Nested  InnerOpenAI     `json:"nested"` // want "field Nested.Doc has an mcpfile tag: file fields must be top-level fields of BadForm, not fields of nested structs (and ChatGPT's openai/fileParams lists top-level fields only)"
+	Deeper  []InnerFileData `json:"deeper"` // want "field Deeper.Doc has an mcpfile tag: file fields must be top-level fields of BadForm, not fields of nested structs"
+}
+
+type InnerOpenAI struct {
+	Doc runtime.File `json:"doc" mcpfile:"form=openai"`
+}
+
+type InnerFileData struct {
+	Doc runtime.File `json:"doc" mcpfile:"form=filedata"`
 }
 
 type Skipped struct {

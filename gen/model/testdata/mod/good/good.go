@@ -61,3 +61,13 @@ type Transfer struct {
 	URI        string         `json:"uri" mcpfile:"transfer=inline"`
 	URIs       []string       `json:"uris" mcpfile:"transfer=inline"`
 }
+
+// Forms has a field of each kind a form takes.
+type Forms struct {
+	Data    runtime.File   `json:"data" mcpfile:"accept=application/pdf,form=filedata"`
+	PData   *runtime.File  `json:"p_data,omitempty" mcpfile:"form=filedata"`
+	Datas   []runtime.File `json:"datas" mcpfile:"maxFiles=3,form=filedata"`
+	OpenAI  runtime.File   `json:"openai" mcpfile:"form=openai,maxSize=1MiB"`
+	POpenAI *runtime.File  `json:"p_openai,omitempty" mcpfile:"form=openai,sniff=false"`
+	URI     runtime.File   `json:"uri" mcpfile:""`
+}

@@ -59,3 +59,19 @@ type AnalyzeDocument struct {
 type CompareDocuments struct {
 	Documents []runtime.File `json:"documents" mcpfile:"accept=application/pdf|text/plain,maxSize=10MiB,minFiles=2,transfer=upload"`
 }
+
+// FileDataInput takes its files as Odeus FileData objects.
+type FileDataInput struct {
+	// The report to read.
+	Report runtime.File `json:"report" mcpfile:"accept=application/pdf|text/plain,maxSize=10MiB,form=filedata"`
+	// Pages to read them from, two to five.
+	Pages []runtime.File `json:"pages,omitempty" mcpfile:"accept=image/*,form=filedata,minFiles=2,maxFiles=5"`
+	Any   *runtime.File  `json:"any,omitempty" mcpfile:"form=filedata"`
+}
+
+// OpenAIInput takes its files as ChatGPT file objects (openai/fileParams).
+type OpenAIInput struct {
+	Image runtime.File  `json:"image" jsonschema:"The image to describe." mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB,form=openai"`
+	Mask  *runtime.File `json:"mask,omitempty" mcpfile:"form=openai,sniff=false"`
+	Note  string        `json:"note"`
+}
