@@ -251,7 +251,7 @@ func (e elicitation[T, P]) answer(ctx context.Context, er *mcp.ElicitResult, try
 	}
 	verr := e.form.decode(content, P(&ans.Value))
 	if verr == nil {
-		if err := e.plan.resolve(ctx, reflect.ValueOf(&ans.Value)); err != nil {
+		if err := e.plan.resolve(ctx, nil, reflect.ValueOf(&ans.Value)); err != nil {
 			verr = safeError(err)
 		}
 	}

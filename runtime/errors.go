@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
-	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
@@ -50,6 +49,11 @@ const (
 	// by another server or to another caller, expired, or with no upload
 	// behind it. Such a URI is never treated as a path or fetched.
 	RuleFileURI Rule = "fileURI"
+	// RuleForm: a file that arrives as a host's object (mcpfile tag form=:
+	// an Odeus FileData object, a ChatGPT file object) is malformed: a
+	// member missing or of the wrong type, invalid base64, a size that is
+	// not the decoded size, or a file the server would not fetch.
+	RuleForm Rule = "form"
 )
 
 // Error is a file argument that broke a rule. Its Error text is written for
@@ -66,8 +70,9 @@ type Error struct {
 	Arg  string // the argument, e.g. "image" or "documents[1]"
 	Rule Rule
 
-	// Received is the decoded size in bytes (RuleMaxSize) or the number of
-	// files (RuleMaxFiles, RuleMinFiles); Limit is the limit it broke.
+	// Received is the decoded size in bytes (RuleMaxSize; -1 for a
+	// download stopped at the limit) or the number of files (RuleMaxFiles,
+	// RuleMinFiles); Limit is the limit it broke.
 	Received int64
 	Limit    int64
 
@@ -89,8 +94,9 @@ type Error struct {
 	// what was received instead of a URI with a scheme (RuleScheme, e.g.
 	// "an empty string"), or what JSON value was received and what was
 	// wanted (RuleType), the transfer mode broken and what to send instead
-	// (RuleTransferMode, a whole predicate: "is a data: URI, but …"), or why
-	// a file URI cannot be used (RuleFileURI). It is written by this module
+	// (RuleTransferMode, a whole predicate: "is a data: URI, but …"), why
+	// a file URI cannot be used (RuleFileURI), or what object was expected
+	// and what is wrong with it (RuleForm: "FileData object: …"). It is written by this module
 	// and holds no part of the value.
 	Reason string
 }
@@ -114,7 +120,12 @@ func (e *Error) Error() string {
 	switch e.Rule {
 	case RuleMaxSize:
 		b.WriteString("exceeds maxSize: received ")
-		b.WriteString(strconv.FormatInt(e.Received, 10))
+		if e.Received < 0 { // a download stopped at the limit
+			b.WriteString("more than ")
+			b.WriteString(strconv.FormatInt(e.Limit, 10))
+		} else {
+			b.WriteString(strconv.FormatInt(e.Received, 10))
+		}
 		b.WriteString(" bytes, limit is ")
 		b.WriteString(strconv.FormatInt(e.Limit, 10))
 	case RuleMaxFiles:
@@ -187,6 +198,9 @@ func (e *Error) Error() string {
 	case RuleFileURI:
 		b.WriteString("is not a usable file URI: ")
 		b.WriteString(e.Reason)
+	case RuleForm:
+		b.WriteString("is not a valid ")
+		b.WriteString(e.Reason)
 	case RuleURIForm:
 		b.WriteString("is not a valid data: URI: ")
 		b.WriteString(e.Reason)
@@ -200,7 +214,7 @@ func (e *Error) Error() string {
 }
 
 // typeError is the RuleType error for a file argument whose JSON value t
-// is not what a property of kind k wants.
-func typeError(arg string, t []byte, k descriptor.Kind) *Error {
-	return &Error{Arg: arg, Rule: RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want " + k.Want()}
+// is not what its property wants (descriptor.Prop.Want).
+func typeError(arg string, t []byte, want string) *Error {
+	return &Error{Arg: arg, Rule: RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want " + want}
 }

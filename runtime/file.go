@@ -75,9 +75,16 @@ type File struct {
 // [NewFile] makes it whole, and a reference to an uploaded file is
 // resolved in place by [AddTool] or [Elicit] before the handler runs.
 type fileContent struct {
-	mem *[]byte  // the bytes, held in memory; or
-	ext *extFile // the bytes, elsewhere (an uploaded file); or
-	ref *string  // an uploaded file's URI, until it is resolved
+	mem   *[]byte   // the bytes, held in memory; or
+	ext   *extFile  // the bytes, elsewhere (an uploaded file); or
+	ref   *string   // an uploaded file's URI, until it is resolved; or
+	fetch *fetchRef // a file to download, until it is fetched
+}
+
+// fetchRef is a file a host named by URL (a ChatGPT file object), with
+// what its object declared.
+type fetchRef struct {
+	url, mediaType, name string
 }
 
 // extFile is a file whose bytes are not in memory: its size, and how to
@@ -89,7 +96,10 @@ type extFile struct {
 
 func init() {
 	hook.NewRef = func(uri string) any { return File{content: &fileContent{ref: &uri}} }
-	hook.IsRef = func(f any) bool { c := f.(File).content; return c != nil && c.ref != nil }
+	hook.IsRef = func(f any) bool { c := f.(File).content; return c != nil && (c.ref != nil || c.fetch != nil) }
+	hook.NewFetchRef = func(url, mediaType, name string) any {
+		return File{content: &fileContent{fetch: &fetchRef{url, mediaType, name}}}
+	}
 }
 
 // NewFile returns a File of mediaType whose bytes are data, held in memory
@@ -148,7 +158,7 @@ func (f File) Open() (FileReader, error) {
 				return nil, err
 			}
 			return &extReader{Reader: r}, nil
-		case c.ref != nil:
+		case c.ref != nil, c.fetch != nil:
 			return nil, errUnresolved
 		}
 	}

@@ -126,6 +126,11 @@ func MaxRequestBytes(schemas ...json.RawMessage) (int64, error) {
 	return limit, nil
 }
 
+// formBytes is what a host's file object takes in a request besides the
+// base64 of the bytes: member names, a file name, a media type, a size, a
+// date; for a ChatGPT file object, a URL and an ID.
+const formBytes = 16 << 10
+
 // fileBytes returns the bytes the file members of one object following the
 // schema b take at most in a request, JSON punctuation included.
 func fileBytes(b json.RawMessage) (int64, error) {
@@ -138,7 +143,12 @@ func fileBytes(b json.RawMessage) (int64, error) {
 		p := d.Props[name]
 		member := int64(len(name)) + 4 // quotes, colon, comma
 		value := fileJSONBytes(p.File.Limit(DefaultMaxSize))
-		if !p.File.AllowsInline() {
+		switch {
+		case p.File.Form == descriptor.FileData:
+			value += formBytes // the object's other members
+		case p.File.Form == descriptor.OpenAI:
+			value = formBytes // a URL and an ID: the bytes are fetched
+		case !p.File.AllowsInline():
 			// Uploaded files only: the request carries a file URI, not the bytes.
 			value = hook.MaxURILen + 2
 		}

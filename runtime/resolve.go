@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"mime"
 	"reflect"
 	"strconv"
 	"strings"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 )
@@ -102,6 +106,18 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
+// openAIFields returns the file fields of p that take ChatGPT file
+// objects, for the tool's openai/fileParams.
+func (p *filePlan) openAIFields() []string {
+	var names []string
+	for _, f := range p.fields {
+		if f.file.Form == descriptor.OpenAI {
+			names = append(names, f.arg)
+		}
+	}
+	return names
+}
+
 // uploadsOnly returns the file fields of p that take uploaded files only.
 func (p *filePlan) uploadsOnly() []string {
 	var names []string
@@ -116,7 +132,7 @@ func (p *filePlan) uploadsOnly() []string {
 // resolve resolves every file reference in *v (a pointer to a value of
 // p's type), in field order. The first rejection is returned as it is: an
 // error written for the model.
-func (p *filePlan) resolve(ctx context.Context, v reflect.Value) error {
+func (p *filePlan) resolve(ctx context.Context, s *mcp.Server, v reflect.Value) error {
 	if len(p.fields) == 0 {
 		return nil
 	}
@@ -129,19 +145,19 @@ func (p *filePlan) resolve(ctx context.Context, v reflect.Value) error {
 		}
 		switch pf.kind {
 		case single:
-			if err := resolveOne(ctx, pf.arg, fv.Addr().Interface().(*File), pf.file); err != nil {
+			if err := resolveOne(ctx, s, pf.arg, fv.Addr().Interface().(*File), pf.file); err != nil {
 				return err
 			}
 		case pointer:
 			if fp := fv.Interface().(*File); fp != nil {
-				if err := resolveOne(ctx, pf.arg, fp, pf.file); err != nil {
+				if err := resolveOne(ctx, s, pf.arg, fp, pf.file); err != nil {
 					return err
 				}
 			}
 		case slice:
 			files := fv.Interface().([]File)
 			for j := range files {
-				if err := resolveOne(ctx, pf.arg+"["+strconv.Itoa(j)+"]", &files[j], pf.file); err != nil {
+				if err := resolveOne(ctx, s, pf.arg+"["+strconv.Itoa(j)+"]", &files[j], pf.file); err != nil {
 					return err
 				}
 			}
@@ -150,9 +166,13 @@ func (p *filePlan) resolve(ctx context.Context, v reflect.Value) error {
 	return nil
 }
 
-// resolveOne resolves *f when it refers to an uploaded file.
-func resolveOne(ctx context.Context, arg string, f *File, d descriptor.File) error {
+// resolveOne resolves *f when it refers to an uploaded file, or to one
+// to fetch (from a tool call to s; s is nil in an elicitation).
+func resolveOne(ctx context.Context, s *mcp.Server, arg string, f *File, d descriptor.File) error {
 	c := f.content
+	if c != nil && c.fetch != nil {
+		return resolveFetch(ctx, s, arg, f, d)
+	}
 	if c == nil || c.ref == nil {
 		return nil
 	}
@@ -229,5 +249,66 @@ func declareFiles(s *mcp.Server, schema json.RawMessage) error {
 		return err
 	}
 	hook.AddSchema(s, d)
+	return nil
+}
+
+// UseFetcher makes the tools of s take files that a host names by URL
+// (mcpfile tag form=openai: ChatGPT's file objects, {download_url,
+// file_id, …}) by fetching them with f, before the handler runs, and
+// checking the bytes against the argument's x-mcpfile-form (accept,
+// maxSize, content) as a data: URI's are. Without it, such a call gets an
+// isError result that says the server does not fetch files. Fetching a URL
+// a request names is a server-side request forgery risk: f's allow-list
+// (see package fetch) is what keeps it to the hosts the author chose.
+func UseFetcher(s *mcp.Server, f *fetch.Fetcher) {
+	hook.SetFetcher(s, f)
+}
+
+// resolveFetch downloads the file *f refers to with the fetcher of s, and
+// checks it against d.
+func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d descriptor.File) error {
+	ref := f.content.fetch
+	what := "ChatGPT file object: "
+	ft, _ := hook.Fetcher(s).(*fetch.Fetcher)
+	if ft == nil {
+		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "this server does not fetch files from URLs (download_url); send the file another way"}
+	}
+	limit := d.Limit(DefaultMaxSize)
+	res, err := ft.Fetch(ctx, ref.url, limit)
+	switch {
+	case errors.Is(err, fetch.ErrTooLarge):
+		return &Error{Arg: arg, Rule: RuleMaxSize, Received: -1, Limit: limit}
+	case errors.Is(err, fetch.ErrNotAllowed), errors.Is(err, fetch.ErrPrivateAddress), errors.Is(err, fetch.ErrRedirect):
+		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "this server does not fetch that download_url: " + err.Error()}
+	case err != nil:
+		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "fetching download_url failed: " + err.Error()}
+	}
+	mt, params := res.MediaType, res.Params
+	if ref.mediaType != "" { // declared, and checked against accept when decoded
+		if t, p, err := mime.ParseMediaType(ref.mediaType); err == nil {
+			mt, params = t, p
+		}
+	}
+	if mt == "" {
+		mt = "application/octet-stream"
+	}
+	if !d.Accepts(mt) {
+		return &Error{Arg: arg, Rule: RuleMediaType, MediaType: mt, Allowed: d.Allowed()}
+	}
+	if !d.NoSniff {
+		head := res.Body[:min(len(res.Body), content.SniffLen)]
+		if detected, ok := content.Check(mt, strings.ToLower(params["charset"]), head); !ok {
+			return &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: detected}
+		}
+	}
+	data := res.Body
+	*f.content = fileContent{mem: &data}
+	if len(params) == 0 {
+		params = nil
+	}
+	f.MediaType, f.Params = mt, params
+	if f.Name == "" {
+		f.Name = SanitizeName(ref.name)
+	}
 	return nil
 }

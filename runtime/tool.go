@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -57,7 +58,7 @@ type Generated[T any] interface {
 //
 // AddTool panics, like [mcp.AddTool], if the schemas cannot be used.
 func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	tt, th, plan, err := toolFor[In, Out, P](t, h)
+	tt, th, plan, err := toolFor[In, Out, P](s, t, h)
 	if err == nil {
 		err = checkUploadsServed(s, plan)
 	}
@@ -72,7 +73,7 @@ func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.Too
 
 // toolFor returns the tool to register, its low-level handler and the
 // plan of its file fields.
-func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, *filePlan, error) {
+func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, *filePlan, error) {
 	if t.InputSchema != nil {
 		return nil, nil, nil, fmt.Errorf("InputSchema must be nil: it is %T's generated MCPSchema", *new(In))
 	}
@@ -87,6 +88,13 @@ func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In,
 	}
 	tt := *t
 	tt.InputSchema = schema
+	if names := plan.openAIFields(); len(names) > 0 {
+		// ChatGPT's Apps SDK: the top-level arguments it passes files in.
+		meta := mcp.Meta{}
+		maps.Copy(meta, t.Meta)
+		meta["openai/fileParams"] = names
+		tt.Meta = meta
+	}
 
 	out, err := newOutputter[Out](&tt)
 	if err != nil {
@@ -98,7 +106,7 @@ func toolFor[In, Out any, P Generated[In]](t *mcp.Tool, h mcp.ToolHandlerFor[In,
 		if err := in.decode(req.Params.Arguments, P(&v)); err != nil {
 			return errorResult(err), nil
 		}
-		if err := plan.resolve(ctx, reflect.ValueOf(&v)); err != nil {
+		if err := plan.resolve(ctx, server, reflect.ValueOf(&v)); err != nil {
 			return errorResult(safeError(err)), nil
 		}
 		res, o, err := h(ctx, req, v)

@@ -256,14 +256,16 @@ func (c *argsChecker) skeleton(args []byte) (skel []byte, present map[string]boo
 		present[name] = true
 		var ferr *Error
 		switch {
+		case prop.File.Form != "":
+			out, ferr = c.appendFormSkeleton(out, name, v, prop)
 		case prop.Kind == descriptor.Single && v[0] == '"':
 			out = append(out, placeholder...)
 		case prop.Kind == descriptor.Single:
-			ferr = typeError(name, v, descriptor.Single)
+			ferr = typeError(name, v, prop.Want())
 		case v[0] == '[':
 			out, ferr = appendArraySkeleton(out, name, v, prop)
 		default:
-			ferr = typeError(name, v, descriptor.Array)
+			ferr = typeError(name, v, prop.Want())
 		}
 		if ferr != nil {
 			out = append(out, "null"...) // never validated: the error is reported first
@@ -334,7 +336,7 @@ func appendArraySkeleton(out []byte, name string, arr []byte, p *descriptor.Prop
 	var err *Error
 	jsonwalk.WalkArray(arr, func(elem []byte) bool {
 		if elem[0] != '"' {
-			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, descriptor.Single)
+			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, descriptor.Single.Want())
 			return false
 		}
 		k++
@@ -351,6 +353,50 @@ func appendArraySkeleton(out []byte, name string, arr []byte, p *descriptor.Prop
 		out = append(out, placeholder...)
 	}
 	return append(out, ']'), nil
+}
+
+// appendFormSkeleton appends v, the value of the argument name whose files
+// arrive as a host's objects (p.File.Form), to out as the validator is to
+// see it: objects (an array of them, counted first, for an array
+// property) with the stand-ins of appendValue for their long strings, the
+// base64 among them. A value of another JSON type is a RuleType error; a
+// string for a ChatGPT file, what its mobile app sends, says so.
+func (c *argsChecker) appendFormSkeleton(out []byte, name string, v []byte, p *descriptor.Prop) ([]byte, *Error) {
+	one := func(arg string, v []byte) *Error {
+		switch {
+		case v[0] == '{':
+			return nil
+		case v[0] == '"' && p.File.Form == descriptor.OpenAI:
+			return &Error{Arg: arg, Rule: RuleForm, Reason: descriptor.OpenAIStringReason}
+		}
+		return typeError(arg, v, (&descriptor.Prop{File: p.File, Kind: descriptor.Single}).Want())
+	}
+	if p.Kind == descriptor.Single {
+		if err := one(name, v); err != nil {
+			return out, err
+		}
+		return c.appendValue(out, v), nil
+	}
+	if v[0] != '[' {
+		return out, typeError(name, v, p.Want())
+	}
+	n, _ := jsonwalk.WalkArray(v, nil)
+	if err := checkCount(name, p, n); err != nil {
+		return out, err
+	}
+	k := 0
+	var err *Error
+	jsonwalk.WalkArray(v, func(elem []byte) bool {
+		if err = one(name+"["+strconv.Itoa(k)+"]", elem); err != nil {
+			return false
+		}
+		k++
+		return true
+	})
+	if err != nil {
+		return out, err
+	}
+	return c.appendValue(out, v), nil
 }
 
 // Stand-ins in the skeleton (see appendValue).

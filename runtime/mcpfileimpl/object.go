@@ -169,6 +169,17 @@ func (f *fileField) decode(field any, val []byte) error {
 			return fmt.Errorf("mcpfile: internal error: field %q: target %T is not a slice, but the schema's property is an array of files: run go generate", f.key, field)
 		}
 	}
+	if f.File.Form != "" {
+		switch p := field.(type) {
+		case *runtime.File:
+			return decodeOne(f, val, p, decodeForm)
+		case **runtime.File:
+			return decodePointer(f, val, p, decodeForm)
+		case *[]runtime.File:
+			return decodeItems(f, val, p, decodeForm)
+		}
+		return fmt.Errorf("mcpfile: internal error: field %q: target %T of a %s file is not a runtime.File: run go generate", f.key, field, f.File.Form)
+	}
 	switch p := field.(type) {
 	case *runtime.File:
 		return decodeOne(f, val, p, decodeJSON)

@@ -32,10 +32,24 @@ type File struct {
 	// TransferModes are SEP-2631's "inline" and "upload"; none means any.
 	TransferModes []string `json:"transferModes,omitempty"`
 
+	// Form is how the file arrives when it is not a URI string: FileData
+	// (an Odeus FileData object) or OpenAI (a ChatGPT file object), from
+	// the property's x-mcpfile-form (mcpfile tag form=); "" for a URI.
+	Form string `json:"form,omitempty"`
+
 	// NoSniff turns the content check off (mcpfile tag sniff=false). It is
 	// not part of the schema: generated code registers it (see Register).
 	NoSniff bool `json:"-"`
 }
+
+// The forms of x-mcpfile-form: a file that arrives as a host's object
+// rather than as a URI string. SEP-2356 puts x-mcp-file on URI strings
+// only, so these properties carry their accept and maxSize in the vendor
+// keyword x-mcpfile-form, with the form.
+const (
+	FileData = "filedata" // Odeus: {fileName, mimeType, base64, size?, lastModified?}
+	OpenAI   = "openai"   // ChatGPT's fileParams: {download_url, file_id, mime_type?, file_name?}
+)
 
 // The transfer modes of SEP-2631.
 const (
@@ -166,6 +180,28 @@ func (k Kind) Want() string {
 	return "a data: URI string"
 }
 
+// OpenAIStringReason is the RuleForm reason for a ChatGPT file argument
+// that arrived as a string: what ChatGPT's mobile app sends ("chat_upload")
+// in place of the file object.
+const OpenAIStringReason = "ChatGPT file object: received a string instead of {download_url, file_id} (ChatGPT's mobile app sends one, such as \"chat_upload\", in place of the file); attach the file again from ChatGPT on the web or the desktop"
+
+// Want names the JSON value p takes, for error texts.
+func (p *Prop) Want() string {
+	var noun, shape string
+	switch p.File.Form {
+	case FileData:
+		noun, shape = "FileData object", " {fileName, mimeType, base64}"
+	case OpenAI:
+		noun, shape = "file object", " {download_url, file_id}"
+	default:
+		return p.Kind.Want()
+	}
+	if p.Kind == Array {
+		return "an array of " + noun + "s" + shape
+	}
+	return "a " + noun + shape
+}
+
 // Prop is a top-level property of an object schema that carries files.
 type Prop struct {
 	Name string
@@ -218,6 +254,7 @@ func (s *Schema) Names() []string { return slices.Sorted(maps.Keys(s.Props)) }
 func Parse(b []byte) (*Schema, error) {
 	type prop struct {
 		File     *File           `json:"x-mcp-file"`
+		Form     *File           `json:"x-mcpfile-form"`
 		Items    json.RawMessage `json:"items"`
 		MinItems *int            `json:"minItems"`
 		MaxItems *int            `json:"maxItems"`
@@ -250,9 +287,26 @@ func Parse(b []byte) (*Schema, error) {
 		}
 		var items struct {
 			File *File `json:"x-mcp-file"`
+			Form *File `json:"x-mcpfile-form"`
 		}
 		if _, err := object(p.Items, &items); err != nil {
 			return nil, err
+		}
+		for _, f := range []**File{&p.File, &items.File} {
+			form := p.Form
+			if f == &items.File {
+				form = items.Form
+			}
+			if form == nil {
+				continue
+			}
+			if *f != nil {
+				return nil, fmt.Errorf("property %q has both x-mcp-file and x-mcpfile-form", name)
+			}
+			if form.Form != FileData && form.Form != OpenAI {
+				return nil, fmt.Errorf("property %q has x-mcpfile-form %q: want %s or %s", name, form.Form, FileData, OpenAI)
+			}
+			*f = form
 		}
 		switch {
 		case p.File != nil:

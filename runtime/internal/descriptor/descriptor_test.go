@@ -39,3 +39,31 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestForms(t *testing.T) {
+	s, err := Parse([]byte(`{"type":"object","properties":{
+		"a":{"type":"object","format":"file","x-mcpfile-form":{"form":"filedata","accept":["image/png"],"maxSize":100}},
+		"b":{"type":"array","items":{"type":"object","format":"file","x-mcpfile-form":{"form":"filedata"}},"maxItems":2},
+		"c":{"type":"object","x-mcpfile-form":{"form":"openai","maxSize":5}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := s.Props["a"], s.Props["b"], s.Props["c"]
+	if a == nil || a.Kind != Single || a.File.Form != FileData || a.File.MaxSize != 100 || !a.File.Accepts("image/png") || a.File.Accepts("image/gif") {
+		t.Errorf("a = %+v", a)
+	}
+	if b == nil || b.Kind != Array || b.File.Form != FileData || b.MaxItems != 2 {
+		t.Errorf("b = %+v", b)
+	}
+	if c == nil || c.File.Form != OpenAI || c.Want() != "a file object {download_url, file_id}" || b.Want() != "an array of FileData objects {fileName, mimeType, base64}" {
+		t.Errorf("c = %+v, wants %q %q", c, c.Want(), b.Want())
+	}
+	for _, bad := range []string{
+		`{"properties":{"a":{"x-mcpfile-form":{"form":"FileData"}}}}`,
+		`{"properties":{"a":{"x-mcp-file":{},"x-mcpfile-form":{"form":"filedata"}}}}`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s) succeeded", bad)
+		}
+	}
+}

@@ -93,6 +93,7 @@ type serverInfo struct {
 	mu      sync.Mutex
 	serves  bool
 	schemas []*descriptor.Schema
+	fetcher any // for ChatGPT file objects, set by runtime.UseFetcher
 }
 
 // servers holds the record of each server, by a weak pointer, so that a
@@ -152,6 +153,32 @@ func Schemas(s *mcp.Server) []*descriptor.Schema {
 // is initialised; package mcpfileimpl's decoder calls it.
 var NewRef func(uri string) any
 
-// IsRef reports whether f, a runtime.File, refers to a file URI that is
-// not resolved yet. Package runtime sets it with NewRef.
+// IsRef reports whether f, a runtime.File, refers to a file URI or URL
+// that is not resolved yet. Package runtime sets it with NewRef.
 var IsRef func(f any) bool
+
+// NewFetchRef returns a runtime.File (as any) that refers to a file to be
+// fetched from url (a ChatGPT file object's download_url), with the media
+// type and name its object declared ("" for none), for runtime.AddTool to
+// fetch before the handler runs. Package runtime sets it.
+var NewFetchRef func(url, mediaType, name string) any
+
+// SetFetcher records the fetcher of s (a *fetch.Fetcher, for package
+// runtime); Fetcher returns it, nil when s has none.
+func SetFetcher(s *mcp.Server, f any) {
+	i := info(s)
+	i.mu.Lock()
+	i.fetcher = f
+	i.mu.Unlock()
+}
+
+// Fetcher returns what SetFetcher recorded for s.
+func Fetcher(s *mcp.Server) any {
+	if s == nil {
+		return nil
+	}
+	i := info(s)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.fetcher
+}

@@ -232,6 +232,142 @@ func (t *DocumentArgs) UnmarshalJSON(b []byte) error {
 	return mcpfileObjectDocumentArgs.Unmarshal(b, (*DocumentArgs)(t), mcpfileimpl.IntoNamed(&t.Document, &t.Title))
 }
 
+// If this fails to compile, HostArgs changed since mcpfilegen ran: run go generate.
+var _ HostArgs = mcpfileStructHostArgs_changed_run_go_generate{}
+
+type mcpfileStructHostArgs_changed_run_go_generate = struct {
+	Photo runtime.File   `json:"photo" mcpfile:"accept=image/png|image/jpeg,maxSize=1KiB,form=filedata"`
+	Doc   *runtime.File  `json:"doc,omitempty" mcpfile:"accept=application/pdf|text/plain,maxSize=4KiB,form=openai"`
+	Pages []runtime.File `json:"pages,omitempty" mcpfile:"accept=text/plain,maxFiles=3,form=filedata"`
+}
+
+// MCPSchema returns the JSON Schema of HostArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema.
+func (HostArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaHostArgs)
+}
+
+const mcpfileSchemaHostArgs = `{
+  "properties": {
+    "photo": {
+      "properties": {
+        "fileName": {
+          "type": "string"
+        },
+        "mimeType": {
+          "type": "string"
+        },
+        "base64": {
+          "type": "string"
+        },
+        "size": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "lastModified": {
+          "type": "string"
+        }
+      },
+      "type": "object",
+      "required": [
+        "fileName",
+        "mimeType",
+        "base64"
+      ],
+      "format": "file",
+      "x-mcpfile-form": {
+        "form": "filedata",
+        "accept": [
+          "image/png",
+          "image/jpeg"
+        ],
+        "maxSize": 1024
+      }
+    },
+    "doc": {
+      "properties": {
+        "download_url": {
+          "type": "string"
+        },
+        "file_id": {
+          "type": "string"
+        },
+        "mime_type": {
+          "type": "string"
+        },
+        "file_name": {
+          "type": "string"
+        }
+      },
+      "type": "object",
+      "required": [
+        "download_url",
+        "file_id"
+      ],
+      "x-mcpfile-form": {
+        "form": "openai",
+        "accept": [
+          "application/pdf",
+          "text/plain"
+        ],
+        "maxSize": 4096
+      }
+    },
+    "pages": {
+      "items": {
+        "properties": {
+          "fileName": {
+            "type": "string"
+          },
+          "mimeType": {
+            "type": "string"
+          },
+          "base64": {
+            "type": "string"
+          },
+          "size": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "lastModified": {
+            "type": "string"
+          }
+        },
+        "type": "object",
+        "required": [
+          "fileName",
+          "mimeType",
+          "base64"
+        ],
+        "format": "file",
+        "x-mcpfile-form": {
+          "form": "filedata",
+          "accept": [
+            "text/plain"
+          ]
+        }
+      },
+      "type": "array",
+      "maxItems": 3
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "photo"
+  ],
+  "description": "HostArgs are the arguments of a tool that takes files the way today's hosts send them: an Odeus FileData object, a ChatGPT file object, and a list of FileData objects."
+}`
+
+var mcpfileObjectHostArgs = mcpfileimpl.NewObject(mcpfileSchemaHostArgs, []string{"photo", "doc", "pages"}, []string{"photo", "doc", "pages"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *HostArgs) UnmarshalJSON(b []byte) error {
+	type HostArgs mcpfileStructHostArgs_changed_run_go_generate
+	return mcpfileObjectHostArgs.Unmarshal(b, (*HostArgs)(t), mcpfileimpl.Into(&t.Photo), mcpfileimpl.Into(&t.Doc), mcpfileimpl.Into(&t.Pages))
+}
+
 // If this fails to compile, ImageArgs changed since mcpfilegen ran: run go generate.
 var _ ImageArgs = mcpfileStructImageArgs_changed_run_go_generate{}
 

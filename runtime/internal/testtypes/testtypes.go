@@ -5,7 +5,7 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,NestedForm,PhotoForm,ScanForm,UploadForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,HostArgs,NestedForm,PhotoForm,ScanForm,UploadForm
 
 import (
 	"time"
@@ -55,6 +55,15 @@ type BigArgs struct {
 type DocumentArgs struct {
 	Document runtime.File `json:"document" mcpfile:"accept=application/pdf|text/plain,maxSize=1GiB,transfer=upload,filename=title"`
 	Title    string       `json:"title,omitempty"`
+}
+
+// HostArgs are the arguments of a tool that takes files the way today's
+// hosts send them: an Odeus FileData object, a ChatGPT file object, and a
+// list of FileData objects.
+type HostArgs struct {
+	Photo runtime.File   `json:"photo" mcpfile:"accept=image/png|image/jpeg,maxSize=1KiB,form=filedata"`
+	Doc   *runtime.File  `json:"doc,omitempty" mcpfile:"accept=application/pdf|text/plain,maxSize=4KiB,form=openai"`
+	Pages []runtime.File `json:"pages,omitempty" mcpfile:"accept=text/plain,maxFiles=3,form=filedata"`
 }
 
 // ScanForm is an elicitation form with one scanned page, inline or
