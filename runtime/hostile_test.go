@@ -64,7 +64,7 @@ func checkText(t testing.TB, what, text string) {
 // exploit: the file in a place it does not belong, or far too much of it.
 type hostileCase struct {
 	name, tool string
-	args       string // JSON; @ stands for the secret data: URI as a JSON string
+	args       string // JSON; @ stands for the secret data: URI as a JSON string, # for its base64
 }
 
 var hostileCases = []hostileCase{
@@ -92,6 +92,18 @@ var hostileCases = []hostileCase{
 	{"escaped file in a number field", "describe", `{"image":"data:,x","detail":"\u0064ata:,TOPSECRETTOPSECRETTOPSECRET"}`},
 	{"many tiny files", "many", `{"files":[` + strings.TrimSuffix(strings.Repeat(`"data:,",`, 5000), ",") + `]}`},
 	{"tiny files as objects", "many", `{"files":[` + strings.TrimSuffix(strings.Repeat(`{},`, 5000), ",") + `]}`},
+	// Files from hosts' objects (testtypes.HostArgs).
+	{"FileData with a lying mimeType", "hosts", `{"photo":{"fileName":"a.png","mimeType":"image/png","base64":#}}`},
+	{"FileData with a lying size", "hosts", `{"photo":{"fileName":"a.png","mimeType":"image/png","base64":#,"size":12}}`},
+	{"FileData with bad base64", "hosts", `{"photo":{"fileName":"a.png","mimeType":"image/png","base64":"` + strings.Repeat("%", 300) + `"}}`},
+	{"FileData named with separators and bidi", "hosts", `{"photo":{"fileName":"../../\u202egnp.exe","mimeType":"image/png","base64":#}}`},
+	{"FileData lying about its type", "hosts", `{"photo":{"fileName":"a.exe","mimeType":"application/x-msdownload","base64":#}}`},
+	{"data: URI for a FileData", "hosts", `{"photo":@}`},
+	{"FileData in an array", "hosts", `{"photo":[{"fileName":"a","mimeType":"image/png","base64":#}]}`},
+	{"FileData base64 as the name", "hosts", `{"photo":{"fileName":#,"mimeType":"image/png","base64":"AAAA"}}`},
+	{"ChatGPT file as a string", "hosts", `{"photo":{"fileName":"a","mimeType":"image/png","base64":"AAAA"},"doc":@}`},
+	{"ChatGPT file with a file for a URL", "hosts", `{"photo":{"fileName":"a","mimeType":"image/png","base64":"AAAA"},"doc":{"download_url":@,"file_id":"f"}}`},
+	{"FileData pages over maxFiles", "hosts", `{"photo":{"fileName":"a","mimeType":"image/png","base64":"AAAA"},"pages":[` + strings.TrimSuffix(strings.Repeat(`{"fileName":"p","mimeType":"text/plain","base64":#},`, 4), ",") + `]}`},
 }
 
 func manyKeys(n int) string {
@@ -104,7 +116,8 @@ func manyKeys(n int) string {
 
 func (c hostileCase) json() string {
 	q, _ := json.Marshal(secret.uri)
-	return strings.ReplaceAll(c.args, "@", string(q))
+	b, _ := json.Marshal(secret.b64)
+	return strings.ReplaceAll(strings.ReplaceAll(c.args, "@", string(q)), "#", string(b))
 }
 
 type manyArgs = testtypes.ManyArgs
@@ -116,6 +129,9 @@ var hostileHandlers = map[string]mcp.ToolHandler{
 	"compare":  runtime.HandlerFor(&mcp.Tool{Name: "compare"}, compare),
 	"many": runtime.HandlerFor(&mcp.Tool{Name: "many"}, func(_ context.Context, _ *mcp.CallToolRequest, in manyArgs) (*mcp.CallToolResult, any, error) {
 		return nil, map[string]int{"files": len(in.Files)}, nil
+	}),
+	"hosts": runtime.HandlerFor(&mcp.Tool{Name: "hosts"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.HostArgs) (*mcp.CallToolResult, any, error) {
+		return nil, map[string]int64{"photo": in.Photo.Size()}, nil
 	}),
 	"bulk": runtime.HandlerFor(&mcp.Tool{Name: "bulk"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.BulkArgs) (*mcp.CallToolResult, any, error) {
 		return nil, map[string]int{"files": len(in.Files), "uris": len(in.URIs)}, nil
@@ -140,6 +156,7 @@ func TestHostileArguments(t *testing.T) {
 		"describe": func() any { return new(imageArgs) },
 		"compare":  func() any { return new(docsArgs) },
 		"many":     func() any { return new(manyArgs) },
+		"hosts":    func() any { return new(testtypes.HostArgs) },
 	}
 	for _, c := range hostileCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,7 +193,7 @@ func FuzzErrorText(f *testing.F) {
 			f.Add(c.args, uint8(i))
 		}
 	}
-	tools := []string{"describe", "compare", "many"}
+	tools := []string{"describe", "compare", "many", "hosts"}
 	f.Fuzz(func(t *testing.T, tmpl string, sel uint8) {
 		c := hostileCase{tool: tools[int(sel)%len(tools)], args: tmpl}
 		args := []byte(c.json())
@@ -193,6 +210,8 @@ func FuzzErrorText(f *testing.F) {
 			err = json.Unmarshal(args, new(imageArgs))
 		case "compare":
 			err = json.Unmarshal(args, new(docsArgs))
+		case "hosts":
+			err = json.Unmarshal(args, new(testtypes.HostArgs))
 		default:
 			err = json.Unmarshal(args, new(manyArgs))
 		}
