@@ -193,6 +193,7 @@ type schema struct {
 		Accept  []string `json:"accept"`
 		MaxSize int64    `json:"maxSize"`
 	} `json:"x-mcp-file"`
+	Form json.RawMessage `json:"x-mcpfile-form"` // a file in a host's object
 }
 
 func (s *schema) is(typ string) bool {

@@ -272,10 +272,16 @@ func checkCalls(t *testing.T, node string, p plan, tool toolInfo, f fileArg) {
 	}
 }
 
-// requiresFile reports whether a call must carry a file argument.
+// requiresFile reports whether a call must carry a file argument: one of
+// fs, or one in a host's object (x-mcpfile-form).
 func requiresFile(s schema, fs []fileArg) bool {
 	for _, f := range fs {
 		if slices.Contains(s.Required, f.Name) {
+			return true
+		}
+	}
+	for _, name := range s.Required {
+		if p := s.Properties[name]; p != nil && p.Form != nil {
 			return true
 		}
 	}

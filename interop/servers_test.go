@@ -31,7 +31,7 @@ type target struct {
 func imageTarget(t testing.TB) target {
 	limit := mcptest.Limit(t, describeimage.MaxRequestBytes)
 	return target{
-		handler:   serve.Handler(describeimage.NewServer(), limit),
+		handler:   serve.Handler(describeimage.NewServer(describeimage.Options{}), limit),
 		maxBody:   limit,
 		imageTool: describeimage.Tool.Name, imageArg: "image", imageMax: 5 << 20,
 	}

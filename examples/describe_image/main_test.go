@@ -1,14 +1,18 @@
 package main
 
 import (
+	"flag"
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
+	"github.com/mcpfile/mcpfile/examples/serve"
 	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
@@ -86,4 +90,57 @@ func TestHTTPFlag(t *testing.T) {
 	}
 	defer cs.Close()
 	callDescribe(t, cs, mcptest.PNG(t, 1100, 1100, true))
+}
+
+// TestFetchHostFlag: -fetch-host builds a fetcher that allows the hosts
+// named, and only them; a bad host is a usage error.
+func TestFetchHostFlag(t *testing.T) {
+	chatgpt := func(cs *mcp.ClientSession, url string) string {
+		t.Helper()
+		res := mcptest.Call(t, cs, "describe_image_chatgpt", map[string]any{"image": map[string]any{"download_url": url, "file_id": "file_1"}})
+		if !res.IsError {
+			t.Fatalf("%s: not refused", url)
+		}
+		return mcptest.Text(t, res)
+	}
+	for _, tt := range []struct {
+		args      []string
+		hosts     string
+		url, want string
+	}{
+		{nil, "", "https://files.example.com/cat.png", "this server does not fetch files from URLs"},
+		{[]string{"-fetch-host", "files.example.com, *.cdn.example.com", "-fetch-host", "other.example.com"}, "files.example.com,*.cdn.example.com,other.example.com",
+			"https://evil.example.org/cat.png", `host "evil.example.org" is not on the allow-list`},
+		{[]string{"-fetch-host", "files.example.com"}, "files.example.com",
+			"http://files.example.com/cat.png", "this server does not fetch that download_url"},
+	} {
+		fs := flag.NewFlagSet("describe_image", flag.ContinueOnError)
+		build := flags(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := fs.Lookup("fetch-host").Value.String(); got != tt.hosts {
+			t.Errorf("%q: -fetch-host = %q, want %q", tt.args, got, tt.hosts)
+		}
+		s, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := chatgpt(mcptest.Connect(t, s, nil, ""), tt.url); !strings.Contains(got, tt.want) {
+			t.Errorf("%q: %s: %q, want %q", tt.args, tt.url, got, tt.want)
+		}
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-fetch-host", "a.example.com,,b.example.com"}, "invalid value"},
+		{[]string{"-fetch-host", "*.com"}, `-fetch-host: pattern "*.com" is too broad`},
+	} {
+		var stderr strings.Builder
+		if code := serve.MainFlags("describe_image", tt.args, &stderr, flags, describeimage.MaxRequestBytes); code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
 }

@@ -24,9 +24,20 @@ import (
 // closes or, for HTTP, until SIGINT or SIGTERM. maxRequest gives the largest
 // request body, from runtime.MaxRequestBytes. It returns the process exit code.
 func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Server, maxRequest func() (int64, error)) int {
+	return MainFlags(name, args, stderr, func(*flag.FlagSet) func() (*mcp.Server, error) {
+		return func() (*mcp.Server, error) { return newServer(), nil }
+	}, maxRequest)
+}
+
+// MainFlags is [Main] for a command with flags of its own: define adds them
+// to the command's flag set and returns the function that, once the flags
+// are parsed, builds the server from them. An error from that function is
+// a usage error: it is printed, and MainFlags returns 2.
+func MainFlags(name string, args []string, stderr io.Writer, define func(*flag.FlagSet) func() (*mcp.Server, error), maxRequest func() (int64, error)) int {
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	addr := flags.String("http", "", "serve streamable HTTP on `host:port` (e.g. 127.0.0.1:8080) instead of stdio")
+	newServer := define(flags)
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -38,6 +49,11 @@ func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Se
 		return 2
 	}
 	logger := log.New(stderr, name+": ", 0)
+	s, err := newServer()
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
 	limit, err := maxRequest()
 	if err != nil {
 		logger.Print(err)
@@ -47,10 +63,10 @@ func Main(name string, args []string, stderr io.Writer, newServer func() *mcp.Se
 	defer stop()
 
 	if *addr == "" {
-		err = newServer().Run(ctx, Stdio(limit))
+		err = s.Run(ctx, Stdio(limit))
 	} else {
 		logger.Printf("serving streamable HTTP on http://%s (request limit %d bytes)", *addr, limit)
-		err = ServeHTTP(ctx, *addr, newServer(), limit)
+		err = ServeHTTP(ctx, *addr, s, limit)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		logger.Print(err)

@@ -22,12 +22,12 @@ import (
 )
 
 func TestToolsList(t *testing.T) {
-	cs := mcptest.Connect(t, describeimage.NewServer(), nil, "")
+	cs := mcptest.Connect(t, describeimage.NewServer(describeimage.Options{}), nil, "")
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != "describe_image" {
+	if len(res.Tools) != 3 || res.Tools[0].Name != "describe_image" {
 		t.Fatalf("tools = %+v", res.Tools)
 	}
 	b, _ := json.Marshal(res.Tools[0].InputSchema)
@@ -93,7 +93,7 @@ func TestDescribe(t *testing.T) {
 	jpegData := encode(t, func(b *bytes.Buffer, m image.Image) error { return jpeg.Encode(b, m, nil) })
 	gifData := encode(t, func(b *bytes.Buffer, m image.Image) error { return gif.Encode(b, m, nil) })
 	webpData := webp(640, 480)
-	cs := mcptest.Connect(t, describeimage.NewServer(), nil, "")
+	cs := mcptest.Connect(t, describeimage.NewServer(describeimage.Options{}), nil, "")
 	for _, tt := range []struct {
 		mediaType, format string
 		data              []byte
@@ -123,7 +123,7 @@ func TestDescribe(t *testing.T) {
 func TestDescribeRejects(t *testing.T) {
 	pngData := mcptest.PNG(t, 2, 2, false)
 	tooBig := append(bytes.Clone(pngData), make([]byte, 5<<20)...)
-	cs := mcptest.Connect(t, describeimage.NewServer(), nil, "")
+	cs := mcptest.Connect(t, describeimage.NewServer(describeimage.Options{}), nil, "")
 	for _, tt := range []struct {
 		name  string
 		image any
@@ -154,7 +154,7 @@ func TestLargeImageOverHTTP(t *testing.T) {
 		t.Fatalf("test PNG is %d bytes, want between 4 and 5 MiB", len(data))
 	}
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
-		cs := mcptest.ConnectHTTP(t, describeimage.NewServer(), mcptest.Limit(t, describeimage.MaxRequestBytes), nil, version)
+		cs := mcptest.ConnectHTTP(t, describeimage.NewServer(describeimage.Options{}), mcptest.Limit(t, describeimage.MaxRequestBytes), nil, version)
 		res := mcptest.Call(t, cs, "describe_image", map[string]any{"image": mcptest.DataURI("image/png", data)})
 		if res.IsError {
 			t.Fatalf("%s: %s", version, mcptest.Text(t, res))
@@ -163,7 +163,7 @@ func TestLargeImageOverHTTP(t *testing.T) {
 			t.Errorf("%s: %v", version, m)
 		}
 	}
-	cs := mcptest.ConnectHTTP(t, describeimage.NewServer(), mcp.DefaultMaxRequestBodyBytes, nil, "")
+	cs := mcptest.ConnectHTTP(t, describeimage.NewServer(describeimage.Options{}), mcp.DefaultMaxRequestBodyBytes, nil, "")
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "describe_image", Arguments: map[string]any{"image": mcptest.DataURI("image/png", data)}}); err == nil {
 		t.Error("the SDK's default body limit let the image through")
 	}

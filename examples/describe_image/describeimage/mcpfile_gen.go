@@ -74,3 +74,139 @@ func (t *Args) UnmarshalJSON(b []byte) error {
 	type Args mcpfileStructArgs_changed_run_go_generate
 	return mcpfileObjectArgs.Unmarshal(b, (*Args)(t), mcpfileimpl.Into(&t.Image))
 }
+
+// If this fails to compile, ChatGPTArgs changed since mcpfilegen ran: run go generate.
+var _ ChatGPTArgs = mcpfileStructChatGPTArgs_changed_run_go_generate{}
+
+type mcpfileStructChatGPTArgs_changed_run_go_generate = struct {
+	Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=5MiB,form=openai"`
+}
+
+// MCPSchema returns the JSON Schema of ChatGPTArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema.
+func (ChatGPTArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaChatGPTArgs)
+}
+
+const mcpfileSchemaChatGPTArgs = `{
+  "properties": {
+    "image": {
+      "properties": {
+        "download_url": {
+          "type": "string"
+        },
+        "file_id": {
+          "type": "string"
+        },
+        "mime_type": {
+          "type": "string"
+        },
+        "file_name": {
+          "type": "string"
+        }
+      },
+      "type": "object",
+      "required": [
+        "download_url",
+        "file_id"
+      ],
+      "description": "Image is the image to describe.",
+      "x-mcpfile-form": {
+        "form": "openai",
+        "accept": [
+          "image/png",
+          "image/jpeg",
+          "image/gif",
+          "image/webp"
+        ],
+        "maxSize": 5242880
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "image"
+  ],
+  "description": "ChatGPTArgs are the arguments of the describe_image_chatgpt tool, whose image arrives as a ChatGPT file object that the server fetches."
+}`
+
+var mcpfileObjectChatGPTArgs = mcpfileimpl.NewObject(mcpfileSchemaChatGPTArgs, []string{"image"}, []string{"image"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *ChatGPTArgs) UnmarshalJSON(b []byte) error {
+	type ChatGPTArgs mcpfileStructChatGPTArgs_changed_run_go_generate
+	return mcpfileObjectChatGPTArgs.Unmarshal(b, (*ChatGPTArgs)(t), mcpfileimpl.Into(&t.Image))
+}
+
+// If this fails to compile, FileDataArgs changed since mcpfilegen ran: run go generate.
+var _ FileDataArgs = mcpfileStructFileDataArgs_changed_run_go_generate{}
+
+type mcpfileStructFileDataArgs_changed_run_go_generate = struct {
+	Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=5MiB,form=filedata"`
+}
+
+// MCPSchema returns the JSON Schema of FileDataArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema.
+func (FileDataArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaFileDataArgs)
+}
+
+const mcpfileSchemaFileDataArgs = `{
+  "properties": {
+    "image": {
+      "properties": {
+        "fileName": {
+          "type": "string"
+        },
+        "mimeType": {
+          "type": "string"
+        },
+        "base64": {
+          "type": "string"
+        },
+        "size": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "lastModified": {
+          "type": "string"
+        }
+      },
+      "type": "object",
+      "required": [
+        "fileName",
+        "mimeType",
+        "base64"
+      ],
+      "format": "file",
+      "description": "Image is the image to describe.",
+      "x-mcpfile-form": {
+        "form": "filedata",
+        "accept": [
+          "image/png",
+          "image/jpeg",
+          "image/gif",
+          "image/webp"
+        ],
+        "maxSize": 5242880
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "image"
+  ],
+  "description": "FileDataArgs are the arguments of the describe_image_filedata tool, whose image arrives as an Odeus FileData object."
+}`
+
+var mcpfileObjectFileDataArgs = mcpfileimpl.NewObject(mcpfileSchemaFileDataArgs, []string{"image"}, []string{"image"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *FileDataArgs) UnmarshalJSON(b []byte) error {
+	type FileDataArgs mcpfileStructFileDataArgs_changed_run_go_generate
+	return mcpfileObjectFileDataArgs.Unmarshal(b, (*FileDataArgs)(t), mcpfileimpl.Into(&t.Image))
+}
