@@ -33,9 +33,18 @@
 // violation is an [*Error] whose text the client shows to the model.
 // Everything a client sends is treated as hostile until checked.
 //
+// Files need not come as data: URIs: a field tagged transfer=upload takes
+// files uploaded out of band (SEP-2631), once runtime/transfer's Register
+// has set the server up; one tagged form=filedata takes Odeus FileData
+// objects, and one tagged form=openai ChatGPT's file objects, which the
+// runtime fetches, with the fetcher given by [UseFetcher], before the
+// handler runs. Each arrives as the same [File], checked the same way;
+// a malformed host object breaks [RuleForm].
+//
 // Beside this package: runtime/datauri parses, decodes, encodes and redacts
 // RFC 2397 data: URIs, and knows nothing of MCP; runtime/mcpfileimpl is what
-// generated code calls, not for hand use.
+// generated code calls, not for hand use; runtime/transfer serves uploads
+// and downloads; runtime/fetch downloads a host's file URL safely.
 //
 // # What is accepted
 //

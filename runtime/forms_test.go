@@ -82,7 +82,7 @@ func TestHostForms(t *testing.T) {
 		{map[string]any{"photo": fileData("a.png", "image/png", png), "doc": "chat_upload"}, `Argument 'doc' is not a valid ChatGPT file object: received a string instead of {download_url, file_id}`},
 		{map[string]any{"photo": fileData("a.png", "image/png", png), "doc": map[string]any{"download_url": "https://files.example.com/a", "file_id": "file_1"}}, `Argument 'doc' is not a valid ChatGPT file object: this server does not fetch files from URLs`},
 		{map[string]any{"photo": fileData("a.png", "image/png", png), "pages": []any{fileData("1.txt", "text/plain", []byte("a")), fileData("2.txt", "text/plain", []byte("b")), fileData("3.txt", "text/plain", []byte("c")), fileData("4.txt", "text/plain", []byte("d"))}}, `Argument 'pages' exceeds maxFiles: received 4 files, limit is 3.`},
-		{map[string]any{"photo": map[string]any{"fileName": "a.png", "mimeType": "image/png"}}, `missing properties: ["base64"]`},
+		{map[string]any{"photo": map[string]any{"fileName": "a.png", "mimeType": "image/png"}}, `Argument 'photo' is not a valid FileData object: the member "base64" is missing.`},
 	} {
 		res := mcptest.Call(t, cs, "hosts", tt.args)
 		if got := mcptest.Text(t, res); !res.IsError || !strings.Contains(got, tt.want) {
@@ -135,8 +135,8 @@ func TestOpenAIFetch(t *testing.T) {
 	}{
 		{at("/big.txt"), "Argument 'doc' exceeds maxSize: received more than 4096 bytes, limit is 4096."},
 		{at("/png"), `Argument 'doc' fails the content check: declared "text/plain" but the bytes are`},
-		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch that download_url"},
-		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch that download_url"},
+		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
+		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
 	} {
 		res := mcptest.Call(t, cs, "hosts", map[string]any{"photo": photo, "doc": map[string]any{"download_url": tt.url, "file_id": "file_1"}})
 		if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, tt.want) {

@@ -69,7 +69,9 @@ func fileJSONBytes(n int64) int64 {
 // decoder enforces. A file that takes uploaded files only (transferModes
 // ["upload"], mcpfile tag transfer=upload) counts the longest file URI the
 // transfer layer hands out, whatever its maxSize: its bytes never travel
-// in the request.
+// in the request. A host's object (mcpfile tag form=) counts 16 KiB for its
+// members besides the base64: a FileData object that, and its base64; a
+// ChatGPT file object, whose bytes are fetched, that alone.
 //
 // The budget is for the base64 form, which clients use for files a user
 // picks, and which no standard JSON encoder escapes (encoding/json,

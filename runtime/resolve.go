@@ -275,17 +275,39 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 	}
 	limit := d.Limit(DefaultMaxSize)
 	res, err := ft.Fetch(ctx, ref.url, limit)
-	switch {
-	case errors.Is(err, fetch.ErrTooLarge):
-		return &Error{Arg: arg, Rule: RuleMaxSize, Received: -1, Limit: limit}
-	case errors.Is(err, fetch.ErrNotAllowed), errors.Is(err, fetch.ErrPrivateAddress), errors.Is(err, fetch.ErrRedirect):
-		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "this server does not fetch that download_url: " + err.Error()}
-	case err != nil:
-		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "fetching download_url failed: " + err.Error()}
+	if err != nil {
+		// Fixed texts: a fetch error may hold what the model should not
+		// read (addresses a name resolves to, a redirect's signed URL).
+		var why string
+		switch {
+		case errors.Is(err, fetch.ErrTooLarge):
+			return &Error{Arg: arg, Rule: RuleMaxSize, Received: -1, Limit: limit}
+		case errors.Is(err, fetch.ErrNotAllowed):
+			why = "this server does not fetch from that download_url's host or scheme"
+		case errors.Is(err, fetch.ErrPrivateAddress):
+			why = "this server does not fetch from that host: it resolves to an address the server keeps to itself"
+		case errors.Is(err, fetch.ErrRedirect):
+			why = "the download_url redirects where this server does not fetch from"
+		case errors.Is(err, fetch.ErrStatus):
+			why = "the download_url's host answered with an error status"
+		case errors.Is(err, fetch.ErrTimeout):
+			why = "the download timed out"
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			why = "the download failed"
+		}
+		return &Error{Arg: arg, Rule: RuleForm, Reason: what + why}
 	}
 	mt, params := res.MediaType, res.Params
+	if t, _, _ := strings.Cut(mt, "/"); t == "" || strings.Contains(mt, "*") {
+		mt, params = "", nil // no media type, or a wildcard: none
+	}
 	if ref.mediaType != "" { // declared, and checked against accept when decoded
 		if t, p, err := mime.ParseMediaType(ref.mediaType); err == nil {
+			if p["charset"] == "" && params["charset"] != "" && t == mt {
+				p["charset"] = params["charset"] // the server's, for the same type
+			}
 			mt, params = t, p
 		}
 	}

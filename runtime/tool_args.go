@@ -365,6 +365,11 @@ func (c *argsChecker) appendFormSkeleton(out []byte, name string, v []byte, p *d
 	one := func(arg string, v []byte) *Error {
 		switch {
 		case v[0] == '{':
+			// The members' types here, with texts that name the member: the
+			// validator's would name a schema path.
+			if why := descriptor.CheckFormObject(p.File.Form, v); why != "" {
+				return &Error{Arg: arg, Rule: RuleForm, Reason: descriptor.FormWhat[p.File.Form] + ": " + why}
+			}
 			return nil
 		case v[0] == '"' && p.File.Form == descriptor.OpenAI:
 			return &Error{Arg: arg, Rule: RuleForm, Reason: descriptor.OpenAIStringReason}

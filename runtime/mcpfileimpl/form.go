@@ -35,22 +35,8 @@ func decodeForm(arg string, tok []byte, d descriptor.File) (runtime.File, error)
 	return runtime.File{}, formError(arg, "file: the schema names an unknown form")
 }
 
-// members returns the raw values of the members of the JSON object t
-// named in names (the last one of a repeated name), in their order; nil
-// for an absent member. ok is false when t is not a well-formed object.
-func members(t []byte, names ...string) (vals [][]byte, ok bool) {
-	vals = make([][]byte, len(names))
-	ok = jsonwalk.WalkObject(t, 0, func(key, val jsonwalk.Span) bool {
-		k := t[key.Start+1 : key.End-1]
-		for i, n := range names {
-			if string(k) == n {
-				vals[i] = t[val.Start:val.End]
-			}
-		}
-		return true
-	})
-	return vals, ok
-}
+// members is descriptor.Members.
+func members(t []byte, names ...string) ([][]byte, bool) { return descriptor.Members(t, names...) }
 
 // formErr is a RuleForm error of argument arg: what it wanted, and why.
 func formErr(arg, what, reason string) *runtime.Error {
@@ -108,10 +94,10 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 	if len(t) == 0 || t[0] != '{' {
 		return runtime.File{}, &runtime.Error{Arg: arg, Rule: runtime.RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want a FileData object {fileName, mimeType, base64}"}
 	}
-	v, ok := members(t, "fileName", "mimeType", "base64", "size")
-	if !ok {
-		return runtime.File{}, formErr(arg, fileDataWhat, "it is not well-formed JSON")
+	if why := descriptor.CheckFormObject(descriptor.FileData, t); why != "" {
+		return runtime.File{}, formErr(arg, fileDataWhat, why)
 	}
+	v, _ := members(t, "fileName", "mimeType", "base64", "size")
 	name, err := stringMember(arg, fileDataWhat, "fileName", v[0], true, 4096)
 	if err != nil {
 		return runtime.File{}, err
@@ -119,6 +105,9 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 	declared, err := stringMember(arg, fileDataWhat, "mimeType", v[1], true, datauri.MaxHeaderLen)
 	if err != nil {
 		return runtime.File{}, err
+	}
+	if declared == "" { // what a browser reports for a file it does not know
+		declared = "application/octet-stream"
 	}
 	mt, params, err := declaredType(arg, fileDataWhat, "mimeType", declared)
 	if err != nil {
@@ -138,11 +127,19 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 	var data []byte
 	var derr *runtime.Error
 	if escaped {
-		// JSON escapes in base64 (a "\/" from PHP's encoder): bound the
-		// decoded size by the escaped length first, then unescape.
-		if n := int64(len(payload)) / 4 * 3; n > 0 {
-			if limit := d.Limit(runtime.DefaultMaxSize); n/6 > limit {
-				return runtime.File{}, sizeError(arg, n/6, limit)
+		// JSON escapes in base64 (a "\/" from PHP's encoder): count the
+		// decoded size on a walk of the unescaped pieces, which allocates
+		// nothing, as for an escaped data: URI; unescape only after.
+		c := payloadCounter{base64: true}
+		for u, piece := jsonwalk.NewUnescaper(payload), []byte(nil); ; {
+			if piece = u.Next(); piece == nil {
+				break
+			}
+			c.add(piece)
+		}
+		if n, _, ok := datauri.Base64Len(c.total-c.lineBreaks, c.last, c.prev); ok {
+			if limit := d.Limit(runtime.DefaultMaxSize); n > limit {
+				return runtime.File{}, sizeError(arg, n, limit)
 			}
 		}
 		data, derr = decodeBase64(arg, jsonwalk.Unquote(payload), d, false)
@@ -156,8 +153,8 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 		return runtime.File{}, derr
 	}
 	if sz := v[3]; sz != nil && !jsonwalk.IsNull(sz) {
-		n, perr := strconv.ParseInt(string(jsonwalk.TrimWS(sz)), 10, 64)
-		if perr != nil || n != int64(len(data)) {
+		n, ok := descriptor.Size(jsonwalk.TrimWS(sz))
+		if !ok || n != int64(len(data)) {
 			return runtime.File{}, formErr(arg, fileDataWhat, `the member "size" says `+shortNumber(sz)+" bytes, but the base64 decodes to "+strconv.Itoa(len(data)))
 		}
 	}
@@ -175,7 +172,7 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 func shortNumber(v []byte) string {
 	v = jsonwalk.TrimWS(v)
 	if len(v) > 24 || len(v) == 0 || v[0] == '"' || v[0] == '{' || v[0] == '[' {
-		return "a " + jsonwalk.Kind(v)
+		return jsonwalk.Kind(v)
 	}
 	return string(v)
 }
@@ -195,10 +192,10 @@ func openAIRef(arg string, tok []byte, d descriptor.File) (runtime.File, error) 
 	if len(t) == 0 || t[0] != '{' {
 		return runtime.File{}, &runtime.Error{Arg: arg, Rule: runtime.RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want a file object {download_url, file_id}"}
 	}
-	v, ok := members(t, "download_url", "file_id", "mime_type", "file_name")
-	if !ok {
-		return runtime.File{}, formErr(arg, openAIWhat, "it is not well-formed JSON")
+	if why := descriptor.CheckFormObject(descriptor.OpenAI, t); why != "" {
+		return runtime.File{}, formErr(arg, openAIWhat, why)
 	}
+	v, _ := members(t, "download_url", "file_id", "mime_type", "file_name")
 	url, err := stringMember(arg, openAIWhat, "download_url", v[0], true, 8192)
 	if err != nil {
 		return runtime.File{}, err

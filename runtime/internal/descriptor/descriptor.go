@@ -64,9 +64,12 @@ func (f File) AllowsInline() bool {
 }
 
 // AllowsUpload reports whether f takes uploaded files' URIs on a server
-// that serves uploads: it lists no transfer modes (a client may then choose
-// either), or lists "upload".
+// that serves uploads: it is a URI string (no Form) that lists no transfer
+// modes (a client may then choose either), or lists "upload".
 func (f File) AllowsUpload() bool {
+	if f.Form != "" { // a host's object, never a file URI
+		return false
+	}
 	return len(f.TransferModes) == 0 || slices.Contains(f.TransferModes, Upload)
 }
 
@@ -179,6 +182,19 @@ func (k Kind) Want() string {
 	}
 	return "a data: URI string"
 }
+
+// FormMembers are the members of each form's object and the JSON type
+// each must have: "string", or "size" (an integer of 0 or more); the
+// required ones first, as many as FormRequired says.
+var (
+	FormMembers = map[string][][2]string{
+		FileData: {{"fileName", "string"}, {"mimeType", "string"}, {"base64", "string"}, {"size", "size"}, {"lastModified", "string"}},
+		OpenAI:   {{"download_url", "string"}, {"file_id", "string"}, {"mime_type", "string"}, {"file_name", "string"}},
+	}
+	FormRequired = map[string]int{FileData: 3, OpenAI: 2}
+	// FormWhat names each form's object in error texts.
+	FormWhat = map[string]string{FileData: "FileData object", OpenAI: "ChatGPT file object"}
+)
 
 // OpenAIStringReason is the RuleForm reason for a ChatGPT file argument
 // that arrived as a string: what ChatGPT's mobile app sends ("chat_upload")
