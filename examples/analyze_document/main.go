@@ -1,25 +1,28 @@
-// Command analyze_document is an MCP server whose files arrive out of band,
-// as SEP-2631 uploads: its analyze_document tool takes a PDF or text file of
-// up to 1 GiB that the client uploads (files/authorizeUpload, then a
-// multipart POST beside the MCP connection), and read_text a text file of
-// up to 5 MiB, inline or uploaded. It serves streamable HTTP only: MCP at
-// /mcp, uploads under -public-url.
+// Command analyze_document is an MCP server whose files travel out of band,
+// as SEP-2631 uploads and downloads: its analyze_document tool takes a PDF
+// or text file of up to 1 GiB that the client uploads
+// (files/authorizeUpload, then a multipart POST beside the MCP connection),
+// read_text a text file of up to 5 MiB, inline or uploaded, and
+// export_report returns a text file of up to 256 MiB that the client
+// downloads (files/authorizeDownload, then a GET). It serves streamable
+// HTTP only: MCP at /mcp, uploads and downloads under -public-url.
 //
 //	go run ./examples/analyze_document -http 127.0.0.1:8080
 //	MCPFILE_TRANSFER_KEY=$(openssl rand -hex 32) go run ./examples/analyze_document -http 127.0.0.1:8080 -store ./uploads
 //
 // -http host:port is the address to listen on (required: uploads need HTTP).
 //
-// -public-url is the URL at which clients reach the upload endpoint's
-// directory; uploads go to it + "upload", and it is mounted on this server
-// at the URL's path. It defaults to http://<the -http address>/files/,
-// which suits a client on the same machine; behind a TLS proxy, set it to
-// the proxy's https URL (the proxy must forward paths unchanged).
+// -public-url is the URL at which clients reach the transfer endpoints'
+// directory; uploads go to it + "upload", downloads are GETs of it +
+// "download/<token>", and it is mounted on this server at the URL's path.
+// It defaults to http://<the -http address>/files/, which suits a client on
+// the same machine; behind a TLS proxy, set it to the proxy's https URL
+// (the proxy must forward paths unchanged).
 //
-// -store is where uploaded files go: a directory (swept of expired files
-// every 10 minutes), or by default a directory under the system's temporary
-// directory. s3://BUCKET is not linked into this command; see the package
-// doc of runtime/transfer/s3store.
+// -store is where uploaded files and exported reports go: a directory
+// (swept of expired files every 10 minutes), or by default a directory
+// under the system's temporary directory. s3://BUCKET is not linked into
+// this command; see the package doc of runtime/transfer/s3store.
 //
 // MCPFILE_TRANSFER_KEY is the key that signs upload tokens and file URIs,
 // 64 hex characters (32 bytes); every replica serving the same clients

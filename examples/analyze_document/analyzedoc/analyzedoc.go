@@ -1,11 +1,15 @@
 // Package analyzedoc is the analyze_document example server: files that
-// arrive out of band, as SEP-2631 uploads. Its analyze_document tool takes
-// a PDF or text file of up to 1 GiB that the client must upload
-// (files/authorizeUpload, then an HTTP POST beside the MCP connection), and
-// its read_text tool a text file of up to 5 MiB, inline as a data: URI or
-// uploaded. Both read the file through File.Open, a piece at a time, and
-// answer with its size and SHA-256: the server's memory stays flat however
-// large the file.
+// travel out of band, as SEP-2631 uploads and downloads. Its
+// analyze_document tool takes a PDF or text file of up to 1 GiB that the
+// client must upload (files/authorizeUpload, then an HTTP POST beside the
+// MCP connection), and its read_text tool a text file of up to 5 MiB,
+// inline as a data: URI or uploaded. Both read the file through File.Open,
+// a piece at a time, and answer with its size and SHA-256: the server's
+// memory stays flat however large the file. Its export_report tool goes
+// the other way: it makes a text file of up to 256 MiB, streamed into the
+// store, which the client fetches with files/authorizeDownload and an HTTP
+// GET (or, without files.download, receives embedded or as a
+// resource_link).
 package analyzedoc
 
 //go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen
@@ -58,16 +62,18 @@ var (
 
 // Options configure [NewServer] and [Handler]. PublicURL is required.
 type Options struct {
-	// PublicURL is the URL at which clients reach the upload endpoint's
+	// PublicURL is the URL at which clients reach the transfer endpoints'
 	// directory, such as "https://files.example.com/files/": uploads go to
-	// PublicURL + "upload" (see transfer.Options.PublicURL).
+	// PublicURL + "upload", downloads are GETs of PublicURL +
+	// "download/<token>" (see transfer.Options.PublicURL).
 	PublicURL string
 	// Keys sign upload tokens and file URIs. Nil means a random key: uploads
 	// then work with this process only, and its file URIs stop verifying
 	// when it ends.
 	Keys *token.Keyring
-	// Store is where uploaded files go. Nil means the transfer package's
-	// default store, a directory under the user's cache directory.
+	// Store is where uploaded files and exported reports go. Nil means the
+	// transfer package's default store, a directory under the user's cache
+	// directory.
 	Store store.Store
 	// ErrorLog receives store failures. Nil means the log package's
 	// standard logger.
@@ -75,8 +81,9 @@ type Options struct {
 }
 
 // NewServer returns the analyze_document server, which serves
-// files/authorizeUpload and resolves the file URIs it hands out, and the
-// handler of its upload endpoint, to mount where o.PublicURL reaches it.
+// files/authorizeUpload and files/authorizeDownload and resolves the file
+// URIs it hands out, and the handler of its transfer endpoints (upload and
+// download), to mount where o.PublicURL reaches it.
 // It fails when o.PublicURL is not an absolute http(s) URL, or the default
 // store cannot be made.
 func NewServer(o Options) (*mcp.Server, http.Handler, error) {
@@ -98,16 +105,18 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 	}
 	runtime.AddTool(s, AnalyzeTool, Analyze)
 	runtime.AddTool(s, ReadTextTool, ReadText)
+	mcp.AddTool(s, ExportTool, ExportReport) // no file argument: the SDK's AddTool
 	return s, files, nil
 }
 
 // Handler returns what the command serves over HTTP: the MCP endpoint at
 // [MCPPath], for both protocol generations (serve.Handler, with request
-// bodies of up to [MaxRequestBytes]), and the upload endpoint at the path
-// of o.PublicURL (so a proxy in front must forward paths unchanged). An
-// upload is not cut by the server's ReadTimeout while its bytes keep
-// coming: the upload endpoint moves the read deadline with each read
-// (transfer.UploadOptions.IdleTimeout).
+// bodies of up to [MaxRequestBytes]), and the transfer endpoints (upload
+// and download) under the path of o.PublicURL (so a proxy in front must
+// forward paths unchanged). An upload is not cut by the server's
+// ReadTimeout while its bytes keep coming: the upload endpoint moves the
+// read deadline with each read (transfer.UploadOptions.IdleTimeout); the
+// server sets no WriteTimeout, so neither is a long download.
 func Handler(o Options) (http.Handler, error) {
 	u, err := url.Parse(o.PublicURL)
 	if err != nil {
