@@ -1,12 +1,13 @@
 // Package transfer is SEP-2631 out-of-band file transfer for MCP servers
-// built with mcpfile: the HTTP side of files/authorizeUpload, through
-// which a client sends a file's bytes beside the MCP connection instead of
-// inline as a base64 data URI, so that a tool can take a file of any size
-// with the server's memory flat.
+// built with mcpfile: files/authorizeUpload, through which a client sends a
+// file's bytes beside the MCP connection instead of inline as a base64 data
+// URI, so that a tool can take a file of any size with the server's memory
+// flat; and files out, which a tool hands back with [Save] and a client
+// fetches through files/authorizeDownload.
 //
-// Server authors mount what this package returns beside their MCP
-// endpoint; clients reach it through the upload descriptor that
-// files/authorizeUpload hands them. It builds on two packages: store,
+// Server authors call [Register] and mount the handler it returns beside
+// their MCP endpoint; clients reach it through the upload and download
+// descriptors the two methods hand them. It builds on two packages: store,
 // where uploaded files live (a directory on disk by default, memory in
 // tests), and token, which signs and checks the stateless, single-file
 // capabilities that authorize each transfer, so that any replica holding
@@ -51,6 +52,20 @@
 //     expiry and host, then the stored file's media type, size and first
 //     bytes against that argument's x-mcp-file, with the same checks and
 //     error texts as for a data: URI.
+//
+// # Files out
+//
+// A tool handler stores a file it made with [Save] (bytes, a reader of
+// known size, or a path it owns) and returns the [FileValue] it gets: in
+// structuredContent, and, as [NewFileContent], as a {"type": "file"} block.
+// files/authorizeDownload answers a file URI with a signed, expiring GET of
+// the download endpoint (one Range at a time, served as an attachment), or
+// a presigned GET from a [store.DownloadPresigner]. A client that did not
+// declare the files.download capability ([ClientFiles]; wrap the MCP
+// handler with [KeepFilesCapability] so that an initialize declaration
+// survives the SDK) gets each file block as an embedded resource with its
+// bytes, or, past [Options.MaxEmbeddedOutput], as a text and a
+// resource_link.
 //
 // # Who may use a file
 //
