@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
@@ -33,28 +34,42 @@ const MaxPresignExpiry = 7 * 24 * time.Hour
 // PresignUpload makes no request: the object is not checked for, and the
 // ID is taken only when the client's PUT succeeds.
 func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expires time.Time) (store.SignedRequest, error) {
-	if err := check(ctx, id); err != nil {
+	ttl, err := s.presignTTL(ctx, id, expires)
+	if err != nil {
 		return store.SignedRequest{}, err
-	}
-	ttl := expires.Sub(s.now()).Truncate(time.Second)
-	if ttl < time.Second || ttl > MaxPresignExpiry {
-		return store.SignedRequest{}, fmt.Errorf("s3store: presigned request good for %v (want 1s to %v)", ttl, MaxPresignExpiry)
 	}
 	in, err := s.putInput(id, m, false)
 	if err != nil {
 		return store.SignedRequest{}, err
 	}
 	req, err := s3.NewPresignClient(s.client).PresignPutObject(ctx, in, s3.WithPresignExpires(ttl))
+	return signedRequest(id, req, err)
+}
+
+// presignTTL checks id and returns how long a request signed now stays
+// good until expires: whole seconds, 1s to MaxPresignExpiry.
+func (s *Store) presignTTL(ctx context.Context, id string, expires time.Time) (time.Duration, error) {
+	if err := check(ctx, id); err != nil {
+		return 0, err
+	}
+	ttl := expires.Sub(s.now()).Truncate(time.Second)
+	if ttl < time.Second || ttl > MaxPresignExpiry {
+		return 0, fmt.Errorf("s3store: presigned request good for %v (want 1s to %v)", ttl, MaxPresignExpiry)
+	}
+	return ttl, nil
+}
+
+// signedRequest is the SignedRequest of a presigned request: its method,
+// URL and every signed header but Host, which the client sends the URL's.
+func signedRequest(id string, req *v4.PresignedHTTPRequest, err error) (store.SignedRequest, error) {
 	if err != nil {
 		return store.SignedRequest{}, fmt.Errorf("s3store: presign %q: %w", id, err)
 	}
 	sr := store.SignedRequest{Method: req.Method, URL: req.URL, Headers: map[string]string{}}
 	for k, vs := range req.SignedHeader {
-		k = http.CanonicalHeaderKey(k)
-		if k == "Host" || len(vs) == 0 {
-			continue // the client sends the URL's
+		if k = http.CanonicalHeaderKey(k); k != "Host" && len(vs) > 0 {
+			sr.Headers[k] = vs[0]
 		}
-		sr.Headers[k] = vs[0]
 	}
 	return sr, nil
 }
@@ -68,32 +83,17 @@ func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expi
 // expiry is the caller's to respect: the signature outlives a deleted
 // object only as a 404.
 func (s *Store) PresignDownload(ctx context.Context, id, contentType, contentDisposition string, expires time.Time) (store.SignedRequest, error) {
-	if err := check(ctx, id); err != nil {
+	ttl, err := s.presignTTL(ctx, id, expires)
+	if err != nil {
 		return store.SignedRequest{}, err
 	}
-	ttl := expires.Sub(s.now()).Truncate(time.Second)
-	if ttl < time.Second || ttl > MaxPresignExpiry {
-		return store.SignedRequest{}, fmt.Errorf("s3store: presigned request good for %v (want 1s to %v)", ttl, MaxPresignExpiry)
-	}
-	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id))}
+	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id)), ResponseCacheControl: aws.String("private, no-store")}
 	if contentType != "" {
 		in.ResponseContentType = aws.String(contentType)
 	}
 	if contentDisposition != "" {
 		in.ResponseContentDisposition = aws.String(contentDisposition)
 	}
-	in.ResponseCacheControl = aws.String("private, no-store")
 	req, err := s3.NewPresignClient(s.client).PresignGetObject(ctx, in, s3.WithPresignExpires(ttl))
-	if err != nil {
-		return store.SignedRequest{}, fmt.Errorf("s3store: presign %q: %w", id, err)
-	}
-	sr := store.SignedRequest{Method: req.Method, URL: req.URL, Headers: map[string]string{}}
-	for k, vs := range req.SignedHeader {
-		k = http.CanonicalHeaderKey(k)
-		if k == "Host" || len(vs) == 0 {
-			continue
-		}
-		sr.Headers[k] = vs[0]
-	}
-	return sr, nil
+	return signedRequest(id, req, err)
 }
