@@ -314,14 +314,10 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 	if mt == "" {
 		mt = "application/octet-stream"
 	}
-	if !d.Accepts(mt) {
-		return &Error{Arg: arg, Rule: RuleMediaType, MediaType: mt, Allowed: d.Allowed()}
-	}
-	if !d.NoSniff {
-		head := res.Body[:min(len(res.Body), content.SniffLen)]
-		if detected, ok := content.Check(mt, strings.ToLower(params["charset"]), head); !ok {
-			return &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: detected}
-		}
+	// The checks of any file, from the decoder's code: media type, size,
+	// content.
+	if err := hook.CheckFile(arg, d, mt, strings.ToLower(params["charset"]), int64(len(res.Body)), res.Body[:min(len(res.Body), content.SniffLen)]); err != nil {
+		return err
 	}
 	data := res.Body
 	*f.content = fileContent{mem: &data}

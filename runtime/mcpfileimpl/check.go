@@ -604,6 +604,8 @@ func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
 	return t[1 : len(t)-1], true, nil
 }
 
+func init() { hook.CheckFile = CheckStored }
+
 // CheckStored checks an uploaded file, sent for argument arg, against d:
 // its declared media type mediaType (type/subtype, lower-cased) with
 // charset, its size, and its first bytes head (up to content.SniffLen),

@@ -182,3 +182,11 @@ func Fetcher(s *mcp.Server) any {
 	defer i.mu.Unlock()
 	return i.fetcher
 }
+
+// CheckFile checks a file that did not arrive as a data: URI (one fetched
+// or uploaded) against d, with the decoder's checks and errors: its media
+// type mt (with charset) against accept, its size, and its first bytes
+// head against mt. Package mcpfileimpl, where the decoder is, sets it (as
+// mcpfileimpl.CheckStored); generated code, the only source of such files,
+// links it in.
+var CheckFile func(arg string, d descriptor.File, mt, charset string, size int64, head []byte) error
