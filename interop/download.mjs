@@ -33,6 +33,7 @@
 // download is {status, contentType, contentLength, contentDisposition, bytes,
 // digest, verified}; range is {status, contentRange, bytes, matches}.
 import { createHash } from 'node:crypto';
+import { connect, failure, finish } from './sdkclient.mjs';
 import { readFileSync } from 'node:fs';
 
 const plan = JSON.parse(readFileSync(process.argv[2], 'utf8'));
@@ -47,43 +48,7 @@ const info = { name: 'mcpfile-interop-download', version: '0.0.0' };
 // The SEP-2631 client capability, as the SEP writes it, or none.
 const capabilities = plan.declare ? { files: { download: true, transports: ['https'] } } : {};
 
-// How each SDK sends a request it has no schema for: 1.x takes a zod schema
-// (its permissive ResultSchema keeps every member), 2.x a Standard Schema.
-let client, transport, anyResult;
-if (sdk === 'v1') {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  client = new Client(info, { capabilities });
-  transport = new StreamableHTTPClientTransport(new URL(plan.url));
-  anyResult = ResultSchema;
-} else if (sdk === 'v2') {
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-  const n = plan.negotiate ?? 'auto';
-  const mode = n === 'legacy' || n === 'auto' ? n : { pin: n };
-  client = new Client(info, { capabilities, versionNegotiation: { mode } });
-  transport = new StreamableHTTPClientTransport(new URL(plan.url));
-  anyResult = {
-    '~standard': {
-      version: 1,
-      vendor: 'mcpfile-interop',
-      validate: (value) =>
-        value !== null && typeof value === 'object' ? { value } : { issues: [{ message: 'result is not an object' }] },
-    },
-  };
-} else {
-  throw new Error(`unknown sdk ${sdk}`);
-}
-
-const setVersion = transport.setProtocolVersion?.bind(transport);
-transport.setProtocolVersion = (v) => {
-  out.protocolVersion = v;
-  setVersion?.(v);
-};
-
-function failure(e) {
-  return { error: { message: String(e?.message ?? e), code: e?.code ?? null, data: e?.data ?? null } };
-}
+const { client, transport, anyResult } = await connect(plan, info, capabilities, out);
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('base64url'); // no padding
 
@@ -176,10 +141,5 @@ try {
 } catch (e) {
   out.error = String(e?.stack ?? e);
 } finally {
-  try {
-    await client.close();
-  } catch {}
-  clearTimeout(deadline);
+  await finish(out, client, deadline);
 }
-process.stdout.write(JSON.stringify(out) + '\n');
-process.exit(out.ok ? 0 : 1);

@@ -1,16 +1,9 @@
 package interop
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // downloadPlan is what download.mjs reads.
@@ -95,23 +88,10 @@ type downloadOut struct {
 // could not run its plan.
 func runDownload(t *testing.T, node string, p downloadPlan) downloadOut {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "plan.json")
-	b, _ := json.Marshal(p)
-	if err := os.WriteFile(f, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "download.mjs", f)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
 	var out downloadOut
-	if jerr := json.Unmarshal(stdout.Bytes(), &out); jerr != nil {
-		t.Fatalf("node download.mjs: %v; output not JSON (%v):\nstdout: %.2000s\nstderr: %.4000s", err, jerr, stdout.String(), stderr.String())
-	}
+	stderr := runScript(t, node, "download.mjs", p, &out)
 	if !out.OK {
-		t.Fatalf("node download.mjs failed: %s\nstderr: %.4000s", out.Error, stderr.String())
+		t.Fatalf("node download.mjs failed: %s\nstderr: %.4000s", out.Error, stderr)
 	}
 	if len(out.Steps) != len(p.Steps) {
 		t.Fatalf("download.mjs ran %d of %d steps", len(out.Steps), len(p.Steps))

@@ -248,6 +248,16 @@ func runNode(t *testing.T, node string, p plan) nodeOut {
 // tryNode runs client.mjs with p and returns what it printed and its stderr.
 func tryNode(t *testing.T, node string, p plan) (nodeOut, string) {
 	t.Helper()
+	var out nodeOut
+	stderr := runScript(t, node, "client.mjs", p, &out)
+	return out, stderr
+}
+
+// runScript runs the node script with the plan p (written to a file, its
+// one argument), decodes the JSON object it prints into out, and returns
+// its stderr. Output that is not JSON fails t.
+func runScript(t *testing.T, node, script string, p, out any) string {
+	t.Helper()
 	f := filepath.Join(t.TempDir(), "plan.json")
 	b, _ := json.Marshal(p)
 	if err := os.WriteFile(f, b, 0o600); err != nil {
@@ -255,15 +265,14 @@ func tryNode(t *testing.T, node string, p plan) (nodeOut, string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "client.mjs", f)
+	cmd := exec.CommandContext(ctx, node, script, f)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	var out nodeOut
-	if jerr := json.Unmarshal(stdout.Bytes(), &out); jerr != nil {
-		t.Fatalf("node client.mjs: %v; output not JSON (%v):\nstdout: %.2000s\nstderr: %.4000s", err, jerr, stdout.String(), stderr.String())
+	if jerr := json.Unmarshal(stdout.Bytes(), out); jerr != nil {
+		t.Fatalf("node %s: %v; output not JSON (%v):\nstdout: %.2000s\nstderr: %.4000s", script, err, jerr, stdout.String(), stderr.String())
 	}
-	return out, stderr.String()
+	return stderr.String()
 }
 
 // fileArg is one file argument of a tool, as tools/list shows it.

@@ -115,23 +115,10 @@ type uploadOut struct {
 // could not run its plan.
 func runUpload(t *testing.T, node string, p uploadPlan) uploadOut {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "plan.json")
-	b, _ := json.Marshal(p)
-	if err := os.WriteFile(f, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "upload.mjs", f)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
 	var out uploadOut
-	if jerr := json.Unmarshal(stdout.Bytes(), &out); jerr != nil {
-		t.Fatalf("node upload.mjs: %v; output not JSON (%v):\nstdout: %.2000s\nstderr: %.4000s", err, jerr, stdout.String(), stderr.String())
-	}
+	stderr := runScript(t, node, "upload.mjs", p, &out)
 	if !out.OK {
-		t.Fatalf("node upload.mjs failed: %s\nstderr: %.4000s", out.Error, stderr.String())
+		t.Fatalf("node upload.mjs failed: %s\nstderr: %.4000s", out.Error, stderr)
 	}
 	if len(out.Steps) != len(p.Steps) {
 		t.Fatalf("upload.mjs ran %d of %d steps", len(out.Steps), len(p.Steps))
