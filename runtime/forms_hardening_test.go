@@ -126,18 +126,7 @@ func TestFetchErrorQuotesLocation(t *testing.T) {
 		w.WriteHeader(http.StatusFound)
 	}))
 	defer ts.Close()
-	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	f, err := fetch.New(fetch.Options{
-		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
-		Resolver:  staticResolver{"files.test": "127.0.0.1"},
-		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := hostsServer()
-	runtime.UseFetcher(s, f)
-	cs := mcptest.Connect(t, s, nil, "")
+	cs := fetchingHosts(t, ts)
 	photo := fileData("a.png", "image/png", mcptest.PNG(t, 2, 2, false))
 	res := mcptest.Call(t, cs, "hosts", map[string]any{"photo": photo, "doc": map[string]any{"download_url": strings.Replace(ts.URL, "127.0.0.1", "files.test", 1) + "/a", "file_id": "file_1"}})
 	if got := mcptest.Text(t, res); !res.IsError || strings.Contains(got, sig) {

@@ -110,19 +110,8 @@ func TestOpenAIFetch(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
-	f, err := fetch.New(fetch.Options{
-		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
-		Resolver:  staticResolver{"files.test": "127.0.0.1"},
-		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := hostsServer()
-	runtime.UseFetcher(s, f)
-	cs := mcptest.Connect(t, s, nil, "")
+	cs := fetchingHosts(t, ts)
 	photo := fileData("a.png", "image/png", png)
 	at := func(path string) string { return "https://files.test:" + port + path }
 
@@ -143,6 +132,24 @@ func TestOpenAIFetch(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.url, got, tt.want)
 		}
 	}
+}
+
+// fetchingHosts connects a client to hostsServer with a fetcher that
+// reaches ts, a TLS test server, as https://files.test:<port>.
+func fetchingHosts(t *testing.T, ts *httptest.Server) *mcp.ClientSession {
+	t.Helper()
+	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	f, err := fetch.New(fetch.Options{
+		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
+		Resolver:  staticResolver{"files.test": "127.0.0.1"},
+		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := hostsServer()
+	runtime.UseFetcher(s, f)
+	return mcptest.Connect(t, s, nil, "")
 }
 
 type staticResolver map[string]string

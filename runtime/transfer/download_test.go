@@ -26,6 +26,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 )
 
 // An authSite is a server with uploads behind bearer auth, MCP and the
@@ -238,15 +239,13 @@ func TestOutputAndDownload(t *testing.T) {
 // TestSaveFromPathAndReader: Save takes a file the server owns, and a
 // reader held to its declared size.
 func TestSaveFromPathAndReader(t *testing.T) {
-	s := newAuthSite(t)
-	_ = s
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.bin")
 	if err := os.WriteFile(p, bytes.Repeat([]byte{1, 2, 3}, 1000), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "save", Version: "v1"}, nil)
-	if _, err := transfer.Register(srv, transfer.Options{Keys: testKeys(t), Store: s.store, PublicURL: "https://files.example.com/"}); err != nil {
+	if _, err := transfer.Register(srv, transfer.Options{Keys: testKeys(t), Store: memstore.New(nil), PublicURL: "https://files.example.com/"}); err != nil {
 		t.Fatal(err)
 	}
 	type in struct {
