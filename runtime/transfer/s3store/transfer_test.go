@@ -30,16 +30,7 @@ import (
 // (S3 holds length, digest and single use, but does not sniff).
 func TestTransferThroughS3(t *testing.T) {
 	gw := server(t, "http")
-	st := newStore(t, gw, s3store.Options{})
-	key, err := token.NewKey("k1", bytes.Repeat([]byte{9}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, _ := token.NewKeyring(key)
-	s := mcp.NewServer(&mcp.Implementation{Name: "s3", Version: "v1"}, nil)
-	if _, err := transfer.Register(s, transfer.Options{Keys: keys, Store: st, PublicURL: "https://files.example.com/"}); err != nil {
-		t.Fatal(err)
-	}
+	s := s3Server(t, gw, transfer.Options{})
 	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.DocumentArgs) (*mcp.CallToolResult, any, error) {
 		r, err := in.Document.Open()
 		if err != nil {
@@ -53,19 +44,7 @@ func TestTransferThroughS3(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Document.MediaType + " " + strconv.FormatInt(n, 10) + " bytes sha256:" + hex.EncodeToString(h.Sum(nil))}}}, nil, nil
 	})
-	st2, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(t.Context(), st2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
-	mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload)
-	cs, err := c.Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := s3Client(t, s)
 
 	upload := func(mediaType string, b []byte) (string, int) {
 		t.Helper()
@@ -116,13 +95,7 @@ func TestTransferThroughS3(t *testing.T) {
 // stops working once it expires.
 func TestDownloadThroughS3(t *testing.T) {
 	gw := server(t, "http")
-	st := newStore(t, gw, s3store.Options{})
-	key, _ := token.NewKey("k1", bytes.Repeat([]byte{9}, 32))
-	keys, _ := token.NewKeyring(key)
-	s := mcp.NewServer(&mcp.Implementation{Name: "s3", Version: "v1"}, nil)
-	if _, err := transfer.Register(s, transfer.Options{Keys: keys, Store: st, PublicURL: "https://files.example.com/", DownloadTTL: 2 * time.Second}); err != nil {
-		t.Fatal(err)
-	}
+	s := s3Server(t, gw, transfer.Options{DownloadTTL: 2 * time.Second})
 	text := strings.Repeat("an output in the bucket\n", 1000)
 	type out struct {
 		Report transfer.FileValue `json:"report"`
@@ -131,19 +104,7 @@ func TestDownloadThroughS3(t *testing.T) {
 		v, err := transfer.Save(ctx, transfer.Output{Name: "résumé \"final\".txt", MediaType: "text/plain", Data: []byte(text)})
 		return nil, out{v}, err
 	})
-	st2, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(t.Context(), st2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
-	mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload)
-	cs, err := c.Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := s3Client(t, s)
 
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "export", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
@@ -193,4 +154,44 @@ func TestDownloadThroughS3(t *testing.T) {
 	if code, _, _ := get(""); code != http.StatusForbidden {
 		t.Errorf("GET after the expiry: %d, want 403", code)
 	}
+}
+
+// s3Server returns a server whose files live in a bucket of gw, under a
+// prefix of its own, set up with transfer.Register and o (Keys, Store and
+// PublicURL filled in).
+func s3Server(t *testing.T, gw *gateway, o transfer.Options) *mcp.Server {
+	t.Helper()
+	key, err := token.NewKey("k1", bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Keys, _ = token.NewKeyring(key)
+	o.Store = newStore(t, gw, s3store.Options{})
+	o.PublicURL = "https://files.example.com/"
+	s := mcp.NewServer(&mcp.Implementation{Name: "s3", Version: "v1"}, nil)
+	if _, err := transfer.Register(s, o); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// s3Client connects a client that can call files/authorize* to s in
+// memory.
+func s3Client(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload)
+	mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload)
+	cs, err := c.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
