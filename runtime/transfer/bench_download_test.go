@@ -104,9 +104,7 @@ func newDownloadSite(b *testing.B, size int64) *downloadSite {
 	}
 	b.Cleanup(func() { ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v1"}, nil)
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload); err != nil {
-		b.Fatal(err)
-	}
+	enableFiles(b, c)
 	cs, err := c.Connect(b.Context(), ct, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -148,9 +148,7 @@ func (s *benchSite) connect(b *testing.B) {
 	}
 	b.Cleanup(func() { ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v1"}, nil)
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
-		b.Fatal(err)
-	}
+	enableFiles(b, c)
 	cs, err := c.Connect(b.Context(), ct, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -95,12 +95,7 @@ func (s *authSite) client(t *testing.T, user string) (*http.Client, *mcp.ClientS
 	t.Helper()
 	hc := &http.Client{Transport: bearer{user + "-token", http.DefaultTransport}}
 	c := mcp.NewClient(&mcp.Implementation{Name: user, Version: "v1"}, nil)
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
-		t.Fatal(err)
-	}
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload); err != nil {
-		t.Fatal(err)
-	}
+	enableFiles(t, c)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -54,9 +54,7 @@ func inMemory(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions, version stri
 	}
 	t.Cleanup(func() { ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
-		t.Fatal(err)
-	}
+	enableFiles(t, c)
 	cs, err := c.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)

@@ -129,9 +129,7 @@ func TestAuthWithoutUserID(t *testing.T) {
 
 	connect := func(who string) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: who, Version: "v1"}, nil)
-		if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
-			t.Fatal(err)
-		}
+		enableFiles(t, c)
 		hc := &http.Client{Transport: reviewBearer{who, http.DefaultTransport}}
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc}, nil)
 		if err != nil {

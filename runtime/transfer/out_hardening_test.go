@@ -91,9 +91,7 @@ func TestDownloadExpiresAtTruncated(t *testing.T) {
 		return nil, out{v}, err
 	})
 	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload); err != nil {
-		t.Fatal(err)
-	}
+	enableFiles(t, c)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(t.Context(), st, nil)
 	if err != nil {

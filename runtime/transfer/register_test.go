@@ -91,13 +91,23 @@ func readAll[In any](pick func(In) runtime.File) mcp.ToolHandlerFor[In, any] {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// enableFiles makes c able to send files/authorizeUpload and
+// files/authorizeDownload (before it connects).
+func enableFiles(tb testing.TB, c *mcp.Client) {
+	tb.Helper()
+	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
+		tb.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeDownloadParams, *transfer.AuthorizeDownloadResult](c, transfer.MethodAuthorizeDownload); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // connect returns a client of s that can call files/authorizeUpload.
 func (s *site) connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
-		t.Fatal(err)
-	}
+	enableFiles(t, c)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)
