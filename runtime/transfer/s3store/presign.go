@@ -32,11 +32,15 @@ const MaxPresignExpiry = 7 * 24 * time.Hour
 // none, and [Store.Stat] reads the object to compute it.
 //
 // PresignUpload makes no request: the object is not checked for, and the
-// ID is taken only when the client's PUT succeeds.
+// ID is taken only when the client's PUT succeeds. The size must be known:
+// PresignUpload refuses [store.SizeUnknown].
 func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expires time.Time) (store.SignedRequest, error) {
 	ttl, err := s.presignTTL(ctx, id, expires)
 	if err != nil {
 		return store.SignedRequest{}, err
+	}
+	if m.Size == store.SizeUnknown {
+		return store.SignedRequest{}, fmt.Errorf("s3store: presigned upload of unknown size (want a Size of 0 to %d bytes: S3 checks the exact length)", int64(MaxObjectSize))
 	}
 	in, err := s.putInput(id, m, false)
 	if err != nil {

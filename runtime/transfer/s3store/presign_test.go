@@ -228,7 +228,8 @@ func TestPresignErrors(t *testing.T) {
 		{"under a second", "x", m, now.Add(time.Second - 1)},
 		{"past seven days", "x", m, now.Add(s3store.MaxPresignExpiry + time.Second)},
 		{"too large", "x", store.Meta{Size: s3store.MaxObjectSize + 1}, now.Add(time.Minute)},
-		{"negative size", "x", store.Meta{Size: -1}, now.Add(time.Minute)},
+		{"negative size", "x", store.Meta{Size: -2}, now.Add(time.Minute)},
+		{"unknown size", "x", store.Meta{Size: store.SizeUnknown, MaxSize: 10}, now.Add(time.Minute)},
 		{"metadata too large", "x", store.Meta{Size: 1, Name: strings.Repeat("n", s3store.MaxMetadataSize)}, now.Add(time.Minute)},
 		{"media type not a header value", "x", store.Meta{Size: 1, MediaType: "text/plain\r\nX-Evil: 1"}, now.Add(time.Minute)},
 	} {

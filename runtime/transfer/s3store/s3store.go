@@ -6,12 +6,12 @@
 // do not compile in the AWS SDK.
 //
 // It needs two features of the server, on which its guarantees rest:
-// conditional writes (If-None-Match: * on PutObject) and SHA-256 checksums
-// (x-amz-checksum-sha256). AWS S3 has both; the tests run against
-// versitygw, which has both; check that another S3-compatible server
-// (MinIO, Ceph RGW, Cloudflare R2…) has both before relying on it. A
-// server that ignored If-None-Match would let a second upload replace the
-// first.
+// conditional writes (If-None-Match: * on PutObject and on
+// CompleteMultipartUpload) and SHA-256 checksums (x-amz-checksum-sha256).
+// AWS S3 has both; the tests run against versitygw, which has both (and
+// checks a test of each); check that another S3-compatible server (MinIO,
+// Ceph RGW, Cloudflare R2…) has both before relying on it. A server that
+// ignored If-None-Match would let a second upload replace the first.
 //
 // # Configuration
 //
@@ -27,7 +27,9 @@
 // (http://host/bucket/key); set [Options.UsePathStyle] for them. The
 // credentials need s3:GetObject, s3:PutObject, s3:DeleteObject and
 // s3:ListBucket on the bucket (without s3:ListBucket, S3 answers 403 for a
-// missing object, which the store cannot tell from a refusal).
+// missing object, which the store cannot tell from a refusal); and, for
+// objects of unknown size, s3:AbortMultipartUpload, s3:PutObjectTagging and
+// s3:GetObjectTagging.
 //
 // # Objects
 //
@@ -37,14 +39,16 @@
 // (x-amz-checksum-sha256), and user metadata: x-amz-meta-mcpfile-name,
 // -owner and -media-type (percent-encoded), -expires (RFC 3339) and, when
 // the store checked the bytes itself, -sha256. S3 limits user metadata to
-// 2 KiB, and a single PUT to 5 GiB: larger objects are refused.
+// 2 KiB ([MaxMetadataSize]), and a single PUT to 5 GiB: objects of known
+// size are refused past [MaxObjectSize]. Objects of unknown size go up to
+// [MaxUnknownSize]; see below.
 //
 // # What S3 enforces and what the store checks
 //
-// A [store.Writer] streams the bytes into one PutObject request as they are
-// written, through a pipe: it holds none of them but the last, which it
-// keeps back until Commit, so that S3 cannot complete the object before
-// Commit decides to. S3 enforces, on that request:
+// A [store.Writer] of known size streams the bytes into one PutObject
+// request as they are written, through a pipe: it holds none of them but
+// the last, which it keeps back until Commit, so that S3 cannot complete
+// the object before Commit decides to. S3 enforces, on that request:
 //
 //   - the exact length: Content-Length, the declared size;
 //   - create-if-absent: If-None-Match: *, refused with 412 if the key
@@ -73,6 +77,39 @@
 // match them. Nothing else checks a presigned upload: S3 cannot sniff the
 // content as the transfer layer's own endpoint does.
 //
+// # Objects of unknown size
+//
+// A Writer of [store.SizeUnknown] cannot declare a Content-Length, so it
+// buffers: it holds up to [PartSize] (8 MiB) of the object in memory, the
+// most it holds of any object, and hashes every byte as it takes it. If
+// Commit comes before more bytes do, it sends them in one PutObject request
+// as above, with their length and SHA-256, which S3 checks and records.
+// Else, when the next byte comes, it starts a multipart upload and sends
+// the buffer as its first part, and so on: each part with its SHA-256,
+// which S3 checks. Commit sends the last part and completes the upload,
+// If-None-Match: * (412 if the key exists: [store.ErrExists]), and with
+// x-amz-mp-object-size, the length written. A multipart upload holds at
+// most 10,000 parts: hence [MaxUnknownSize], 10,000 × PartSize, the
+// largest MaxSize Create takes.
+//
+// The object's metadata is as above: the Writer fixes it when the upload
+// starts. So the SHA-256 of the bytes, known only at Commit, cannot go in
+// it: a declared digest does (Commit checks the bytes against it before it
+// completes), and an undeclared one goes in the object's tags, mcpfile-sha256
+// and mcpfile-etag (the ETag of the object it describes), right after the
+// upload completes; x-amz-meta-mcpfile-sha256-tagged says to look there, and
+// Stat does, with one more request. If the tags cannot be written, Commit
+// deletes the object it completed and fails. (S3's own checksum of a
+// multipart object is a checksum of the parts' checksums, not the object's
+// SHA-256, and the store does not use it.)
+//
+// A Writer that fails, or is aborted, aborts its multipart upload, and S3
+// deletes the parts (if that request fails, Abort returns its error). A
+// Writer neither committed nor aborted, such as one of a process that
+// died, leaves its upload behind, which S3 keeps (and bills) until it is
+// aborted; Sweep does not look for those, but a lifecycle rule aborts them
+// (see Expiry).
+//
 // # Expiry
 //
 // Objects expire at their [store.Meta.Expires]: from then on Stat and Open
@@ -82,14 +119,14 @@
 // interval that suits the number of objects. A bucket lifecycle rule that
 // deletes objects under the prefix some time after they were made, longer
 // than the longest TTL, reclaims the space without any request; the
-// store's own expiry still decides what is visible until then. For
-// uploads/ and TTLs up to a day:
+// store's own expiry still decides what is visible until then. The same
+// rule can abort the multipart uploads that writers of unknown size
+// abandoned (a failed or aborted upload leaves none behind). For uploads/
+// and TTLs up to a day:
 //
 //	{"Rules": [{"ID": "mcpfile-uploads", "Status": "Enabled",
-//	  "Filter": {"Prefix": "uploads/"}, "Expiration": {"Days": 2}}]}
-//
-// A failed upload leaves no object and no multipart upload behind, so
-// there is nothing else to clean.
+//	  "Filter": {"Prefix": "uploads/"}, "Expiration": {"Days": 2},
+//	  "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}]}
 //
 // # Usage
 //
@@ -126,13 +163,26 @@ import (
 
 // Limits of S3 that the store checks before it sends a request.
 const (
-	// MaxObjectSize is the largest object a Store takes: the limit of one
-	// PutObject request.
+	// MaxObjectSize is the largest object of known size a Store takes: the
+	// limit of one PutObject request.
 	MaxObjectSize = 5 << 30
 	// MaxMetadataSize is the most bytes of user metadata (the keys after
 	// x-amz-meta- and their values) an object can have.
 	MaxMetadataSize = 2 << 10
+	// MaxUnknownSize is the largest [store.Meta.MaxSize] of an object of
+	// unknown size a Store takes: the 10,000 parts of one multipart upload,
+	// each of PartSize (83,886,080,000 bytes, 78.125 GiB).
+	MaxUnknownSize = maxParts * PartSize
 )
+
+// PartSize is the buffer of a Writer of unknown size: the most of an
+// object it holds in memory, and the size of each part of the multipart
+// upload of an object longer than that. S3 wants parts of 5 MiB to 5 GiB,
+// but for the last.
+const PartSize = 8 << 20
+
+// maxParts is the most parts of a multipart upload S3 takes.
+const maxParts = 10000
 
 // DefaultConcurrency is the Concurrency of Options that set none.
 const DefaultConcurrency = 16
@@ -236,6 +286,17 @@ const (
 	metaMediaType = "mcpfile-media-type"
 	metaExpires   = "mcpfile-expires"
 	metaSHA256    = "mcpfile-sha256"
+	// metaSHA256Tagged marks a multipart object whose SHA-256 the store
+	// computed only after the upload began, and so recorded in the
+	// object's tags tagSHA256 and tagETag (see [Store.taggedSHA256]).
+	metaSHA256Tagged = "mcpfile-sha256-tagged"
+)
+
+// The tags of a multipart object that record its SHA-256 (hex), and the
+// ETag of the object they describe, without its quotes.
+const (
+	tagSHA256 = "mcpfile-sha256"
+	tagETag   = "mcpfile-etag"
 )
 
 // putInput returns the PutObject request that creates the object id with
@@ -247,15 +308,16 @@ func (s *Store) putInput(id string, m store.Meta, checked bool) (*s3.PutObjectIn
 	if m.Size < 0 || m.Size > MaxObjectSize {
 		return nil, fmt.Errorf("s3store: size %d (want 0 to %d bytes)", m.Size, int64(MaxObjectSize))
 	}
-	if !validHeaderValue(m.MediaType) {
-		return nil, fmt.Errorf("s3store: media type %q is not a valid header value", m.MediaType)
+	md, err := userMetadata(m)
+	if err != nil {
+		return nil, err
 	}
 	in := &s3.PutObjectInput{
 		Bucket:        &s.bucket,
 		Key:           aws.String(s.key(id)),
 		ContentLength: aws.Int64(m.Size),
 		IfNoneMatch:   aws.String("*"),
-		Metadata:      map[string]string{},
+		Metadata:      md,
 	}
 	if m.MediaType != "" {
 		in.ContentType = aws.String(m.MediaType)
@@ -270,22 +332,41 @@ func (s *Store) putInput(id string, m store.Meta, checked bool) (*s3.PutObjectIn
 			in.Metadata[metaSHA256] = hex.EncodeToString(sum[:])
 		}
 	}
+	if err := checkMetadataSize(in.Metadata, 0); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// userMetadata returns the user metadata of an object with meta m, but
+// for its digest, and checks that m's media type can be sent as a header.
+func userMetadata(m store.Meta) (map[string]string, error) {
+	if !validHeaderValue(m.MediaType) {
+		return nil, fmt.Errorf("s3store: media type %q is not a valid header value", m.MediaType)
+	}
+	md := map[string]string{}
 	for k, v := range map[string]string{metaName: m.Name, metaOwner: m.Owner, metaMediaType: m.MediaType} {
 		if v != "" {
-			in.Metadata[k] = url.PathEscape(v)
+			md[k] = url.PathEscape(v)
 		}
 	}
 	if !m.Expires.IsZero() {
-		in.Metadata[metaExpires] = m.Expires.UTC().Format(time.RFC3339Nano)
+		md[metaExpires] = m.Expires.UTC().Format(time.RFC3339Nano)
 	}
-	n := 0
-	for k, v := range in.Metadata {
+	return md, nil
+}
+
+// checkMetadataSize checks that the user metadata md, and extra bytes more
+// that the caller will add, fit in MaxMetadataSize.
+func checkMetadataSize(md map[string]string, extra int) error {
+	n := extra
+	for k, v := range md {
 		n += len(k) + len(v)
 	}
 	if n > MaxMetadataSize {
-		return nil, fmt.Errorf("s3store: metadata of %d bytes (want at most %d): name or owner too long", n, MaxMetadataSize)
+		return fmt.Errorf("s3store: metadata of %d bytes (want at most %d): name or owner too long", n, MaxMetadataSize)
 	}
-	return in, nil
+	return nil
 }
 
 // validHeaderValue reports whether v can be sent as an HTTP header value
@@ -306,6 +387,9 @@ type object struct {
 	// hasSHA256 reports whether meta.SHA256 is set: S3 or the store
 	// recorded the digest.
 	hasSHA256 bool
+	// tagged reports whether the store recorded the digest in the object's
+	// tags, which head does not read.
+	tagged bool
 }
 
 // head reads the object id's length and metadata, and with checksum also
@@ -360,7 +444,42 @@ func (s *Store) head(ctx context.Context, id string, checksum bool) (object, err
 		copy(o.meta.SHA256[:], d)
 		o.hasSHA256 = true
 	}
+	o.tagged = !o.hasSHA256 && out.Metadata[metaSHA256Tagged] != ""
 	return o, nil
+}
+
+// taggedSHA256 reads the SHA-256 that the store recorded in the tags of
+// the object id, of which o tells (o.tagged), into o. Tags that describe
+// another object (another ETag: the store failed between completing the
+// upload and tagging it, and another object took the ID since) are left
+// alone, and o with them.
+func (s *Store) taggedSHA256(ctx context.Context, id string, o *object) error {
+	out, err := s.client.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: &s.bucket, Key: aws.String(s.key(id))})
+	if status(err) == http.StatusNotFound {
+		return store.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("s3store: reading the tags of %q, which hold its SHA-256 (the credentials need s3:GetObjectTagging): %w", id, err)
+	}
+	var sum, etag string
+	for _, t := range out.TagSet {
+		switch aws.ToString(t.Key) {
+		case tagSHA256:
+			sum = aws.ToString(t.Value)
+		case tagETag:
+			etag = aws.ToString(t.Value)
+		}
+	}
+	if sum == "" || etag != strings.Trim(o.etag, `"`) {
+		return nil
+	}
+	d, err := hex.DecodeString(sum)
+	if err != nil || len(d) != len(o.meta.SHA256) {
+		return fmt.Errorf("s3store: object %q has a bad tag %s: %q is not a hex SHA-256", id, tagSHA256, sum)
+	}
+	copy(o.meta.SHA256[:], d)
+	o.hasSHA256 = true
+	return nil
 }
 
 // status returns the HTTP status of an S3 error, 0 if there was none.
@@ -372,8 +491,9 @@ func status(err error) int {
 	return 0
 }
 
-// Stat implements [store.Store.Stat], with one HEAD request. An object
-// whose SHA-256 S3 did not record (see the package doc) is read whole to
+// Stat implements [store.Store.Stat], with one HEAD request, and a GET of
+// the tags of a multipart object whose SHA-256 they hold. An object whose
+// SHA-256 is recorded nowhere (see the package doc) is read whole to
 // compute it.
 func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 	if err := check(ctx, id); err != nil {
@@ -385,6 +505,11 @@ func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 	}
 	if o.meta.Expired(s.now()) {
 		return store.Meta{}, store.ErrNotFound
+	}
+	if o.tagged {
+		if err := s.taggedSHA256(ctx, id, &o); err != nil {
+			return store.Meta{}, err
+		}
 	}
 	if !o.hasSHA256 {
 		r := s.reader(ctx, id, o)

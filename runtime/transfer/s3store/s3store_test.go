@@ -147,12 +147,16 @@ func TestCreateErrors(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t, gw, s3store.Options{})
 	for name, m := range map[string]store.Meta{
-		"too large":       {Size: s3store.MaxObjectSize + 1},
-		"negative size":   {Size: -1},
-		"long name":       {Size: 1, Name: strings.Repeat("n", s3store.MaxMetadataSize)},
-		"long owner":      {Size: 1, Owner: strings.Repeat("ü", s3store.MaxMetadataSize/4)},
-		"bad media type":  {Size: 1, MediaType: "text/plain\nX: y"},
-		"utf8 media type": {Size: 1, MediaType: "text/plain; name=ü"},
+		"too large":                       {Size: s3store.MaxObjectSize + 1},
+		"negative size":                   {Size: -2},
+		"unknown size, no MaxSize":        {Size: store.SizeUnknown},
+		"unknown size, MaxSize too large": {Size: store.SizeUnknown, MaxSize: s3store.MaxUnknownSize + 1},
+		"unknown size, long name":         {Size: store.SizeUnknown, MaxSize: 1, Name: strings.Repeat("n", s3store.MaxMetadataSize-70)},
+		"unknown size, bad media type":    {Size: store.SizeUnknown, MaxSize: 1, MediaType: "text/plain\nX: y"},
+		"long name":                       {Size: 1, Name: strings.Repeat("n", s3store.MaxMetadataSize)},
+		"long owner":                      {Size: 1, Owner: strings.Repeat("ü", s3store.MaxMetadataSize/4)},
+		"bad media type":                  {Size: 1, MediaType: "text/plain\nX: y"},
+		"utf8 media type":                 {Size: 1, MediaType: "text/plain; name=ü"},
 	} {
 		if w, err := s.Create(ctx, "x", m); err == nil {
 			w.Abort()
@@ -162,6 +166,11 @@ func TestCreateErrors(t *testing.T) {
 	w, err := s.Create(ctx, "max", store.Meta{Size: s3store.MaxObjectSize})
 	if err != nil {
 		t.Fatalf("Create of MaxObjectSize: %v", err)
+	}
+	w.Abort()
+	w, err = s.Create(ctx, "max", store.Meta{Size: store.SizeUnknown, MaxSize: s3store.MaxUnknownSize})
+	if err != nil {
+		t.Fatalf("Create of unknown size up to MaxUnknownSize: %v", err)
 	}
 	w.Abort()
 }

@@ -20,29 +20,51 @@ import (
 
 // Create implements [store.Store.Create]. It fails with [store.ErrExists]
 // at once when id is committed (one HEAD request), so a replayed upload is
-// refused before its bytes are read. The PutObject request starts with the
-// first byte written; it keeps ctx's values but not its cancellation:
+// refused before its bytes are read.
+//
+// Of a known size, up to [MaxObjectSize], the PutObject request starts with
+// the first byte written; it keeps ctx's values but not its cancellation:
 // Abort ends it. A Writer neither committed nor aborted holds its request
 // open until S3 times it out, and then it too leaves nothing.
+//
+// Of [store.SizeUnknown], with a MaxSize up to [MaxUnknownSize], the Writer
+// buffers up to [PartSize] bytes, and sends them at Commit in one PutObject
+// request, or, once there are more, in a multipart upload; see the package
+// doc. Its requests, too, keep ctx's values but not its cancellation.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
 	if err := check(ctx, id); err != nil {
 		return nil, err
+	}
+	if _, err := m.Limit(); err != nil {
+		return nil, err
+	}
+	if m.Size == store.SizeUnknown {
+		return s.createBuffered(ctx, id, m)
 	}
 	declared := m.SHA256 != ([32]byte{})
 	in, err := s.putInput(id, m, declared)
 	if err != nil {
 		return nil, err
 	}
-	switch _, err := s.head(ctx, id, false); {
-	case err == nil:
-		return nil, store.ErrExists
-	case !errors.Is(err, store.ErrNotFound):
+	if err := s.absent(ctx, id); err != nil {
 		return nil, err
 	}
 	if in.ChecksumSHA256 == nil && s.tls {
 		in.ChecksumAlgorithm = types.ChecksumAlgorithmSha256 // S3 computes it; the SDK sends it in a trailer
 	}
 	return &writer{s: s, ctx: context.WithoutCancel(ctx), id: id, meta: m, in: in, h: sha256.New()}, nil
+}
+
+// absent returns nil if no object is committed under id, [store.ErrExists]
+// if one is, and the error of the HEAD request that could not tell.
+func (s *Store) absent(ctx context.Context, id string) error {
+	switch _, err := s.head(ctx, id, false); {
+	case err == nil:
+		return store.ErrExists
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	return nil
 }
 
 // errAborted ends the body of an abandoned PutObject short of its length,
@@ -139,11 +161,12 @@ func (w *writer) ended() error {
 	if w.putErr == nil {
 		return fmt.Errorf("s3store: put %q: the request ended before its body", w.id)
 	}
-	return w.putError(w.putErr)
+	return putError(w.id, w.putErr)
 }
 
-// putError maps the error of the PutObject request.
-func (w *writer) putError(err error) error {
+// putError maps the error of a request that creates the object id if it
+// is absent: PutObject, or CompleteMultipartUpload.
+func putError(id string, err error) error {
 	var ae smithy.APIError
 	switch {
 	case err == nil:
@@ -157,7 +180,7 @@ func (w *writer) putError(err error) error {
 	case errors.As(err, &ae) && (ae.ErrorCode() == "BadDigest" || ae.ErrorCode() == "XAmzContentChecksumMismatch"):
 		return fmt.Errorf("%w: S3 refused the bytes (%s)", store.ErrDigest, ae.ErrorCode())
 	}
-	return fmt.Errorf("s3store: put %q: %w", w.id, err)
+	return fmt.Errorf("s3store: put %q: %w", id, err)
 }
 
 // fail spends the writer with err, abandoning the request if it started:
@@ -219,5 +242,5 @@ func (w *writer) commit(ctx context.Context) error {
 	}
 	w.pw.Close()
 	<-w.done
-	return w.putError(w.putErr)
+	return putError(w.id, w.putErr)
 }

@@ -12,14 +12,16 @@
 //
 //   - An object is written through a [Writer] and becomes visible under its
 //     ID only when [Writer.Commit] succeeds: complete, of exactly the size
-//     declared in its [Meta], and with the declared SHA-256 if one was given.
-//     A half-written object is never visible.
+//     declared in its [Meta] (or, declared of [SizeUnknown], of the length
+//     written, at most its [Meta.MaxSize]), and with the declared SHA-256 if
+//     one was given. A half-written object is never visible.
 //   - Commit is create-if-absent: of all the writers of one ID, at most one
 //     ever commits, and every other gets [ErrExists]. This is what makes an
 //     upload token single use without a shared database.
-//   - Every rejection (a write past the size, a short or mismatched body, an
-//     abort, a cancelled context, a lost race) leaves nothing behind, and
-//     leaves the ID free: a rejected attempt does not use up the ID.
+//   - Every rejection (a write past the size or the maximum size, a short or
+//     mismatched body, an abort, a cancelled context, a lost race) leaves
+//     nothing behind, and leaves the ID free: a rejected attempt does not
+//     use up the ID.
 //   - A committed object survives a restart of the process (for stores that
 //     persist: diskstore does, memstore does not).
 //   - Objects expire: after [Meta.Expires], [Store.Stat] and [Store.Open]
@@ -27,6 +29,10 @@
 //     deletes them.
 //   - IDs are checked by [ValidID] on every method: nothing that looks like
 //     a path reaches a backend.
+//   - A [Usager] that counts open writers counts each at the most it can
+//     take (its declared size, or its MaxSize when the size is unknown) from
+//     Create until it ends, and then, if it committed, at the size of its
+//     object: never twice, and never a writer that failed.
 package store
 
 import (
@@ -46,9 +52,11 @@ var (
 	ErrExists = errors.New("store: object already exists")
 	// ErrBadID: the ID is not one [ValidID] accepts.
 	ErrBadID = errors.New("store: invalid object id")
-	// ErrTooLarge: a write went past [Meta.Size].
+	// ErrTooLarge: a write went past [Meta.Size], or past [Meta.MaxSize]
+	// when the size is [SizeUnknown].
 	ErrTooLarge = errors.New("store: object larger than its declared size")
-	// ErrIncomplete: Commit was called before [Meta.Size] bytes were written.
+	// ErrIncomplete: Commit was called before [Meta.Size] bytes were
+	// written. It never applies to a size of [SizeUnknown].
 	ErrIncomplete = errors.New("store: object smaller than its declared size")
 	// ErrDigest: the bytes written do not have the SHA-256 declared in
 	// [Meta.SHA256].
@@ -60,11 +68,28 @@ var (
 // MaxIDLen is the length of the longest ID a Store accepts.
 const MaxIDLen = 128
 
+// SizeUnknown, as the [Meta.Size] given to [Store.Create], declares an
+// object whose length is not known until it is written, such as the file
+// of a browser's form post. The Writer then takes at most [Meta.MaxSize]
+// bytes: a write past it fails with [ErrTooLarge] and writes nothing,
+// spending the Writer, exactly as a write past a known Size does. Commit
+// records the length written ([ErrIncomplete] never applies, and an empty
+// object is allowed), and checks a declared SHA-256 as for any object;
+// [Store.Stat] and [Store.Open] report that length.
+const SizeUnknown = -1
+
 // Meta describes a stored object.
 type Meta struct {
 	// Size is the object's length in bytes. It is declared when the object
-	// is created, and the Writer enforces it exactly.
+	// is created, and the Writer enforces it exactly; or it is
+	// [SizeUnknown], and the Writer takes up to MaxSize bytes. Returned by
+	// [Store.Stat] it is the length stored, never SizeUnknown.
 	Size int64
+	// MaxSize is the most bytes a Writer of unknown size takes. It is used
+	// only with Size == [SizeUnknown], and must be above 0 then ([Meta.Limit]
+	// and so [Store.Create] refuse it otherwise); with a known Size it is
+	// ignored. [Store.Stat] returns it as 0.
+	MaxSize int64
 	// MediaType is the declared media type, stored as given.
 	MediaType string
 	// Name is the file name, sanitized by the caller and stored as given.
@@ -87,13 +112,31 @@ func (m Meta) Expired(now time.Time) bool {
 	return !m.Expires.IsZero() && !now.Before(m.Expires)
 }
 
+// Limit returns the most bytes a Writer of an object declared by m takes:
+// m.Size, or m.MaxSize when m.Size is [SizeUnknown]. It fails, saying what
+// is allowed, when m declares neither: a negative Size other than
+// SizeUnknown, or SizeUnknown with a MaxSize not above 0. Every Store's
+// Create checks m with it.
+func (m Meta) Limit() (int64, error) {
+	switch {
+	case m.Size >= 0:
+		return m.Size, nil
+	case m.Size != SizeUnknown:
+		return 0, fmt.Errorf("store: size %d (want 0 or more, or SizeUnknown with a MaxSize above 0)", m.Size)
+	case m.MaxSize <= 0:
+		return 0, fmt.Errorf("store: size unknown with MaxSize %d (want a MaxSize above 0 with SizeUnknown)", m.MaxSize)
+	}
+	return m.MaxSize, nil
+}
+
 // Store keeps uploaded objects by ID. Implementations are safe for
 // concurrent use. Every method returns [ErrBadID] for an ID that [ValidID]
 // refuses, and the context's error if ctx is done when it is called.
 type Store interface {
-	// Create starts writing the object id, declared by m. Nothing is visible
-	// under id until [Writer.Commit] succeeds. Create may fail early with
-	// [ErrExists] when id is already committed; Commit is the authority.
+	// Create starts writing the object id, declared by m, which
+	// [Meta.Limit] must accept. Nothing is visible under id until
+	// [Writer.Commit] succeeds. Create may fail early with [ErrExists] when
+	// id is already committed; Commit is the authority.
 	Create(ctx context.Context, id string, m Meta) (Writer, error)
 	// Stat returns the Meta of the committed object id, with the SHA256 of
 	// its bytes; [ErrNotFound] if there is none or it has expired.
@@ -116,8 +159,10 @@ type Store interface {
 // so the bytes never pass through the server. The transfer layer hands the
 // signed request to the client as the upload descriptor, in place of its own
 // upload endpoint; the object becomes visible under id only when the
-// backend has taken the whole body. Meta is as for [Store.Create], and the
-// signature is good until expires.
+// backend has taken the whole body. Meta is as for [Store.Create], but its
+// Size must be known: a presigned upload always declares its exact length,
+// and PresignUpload refuses [SizeUnknown]. The signature is good until
+// expires.
 type Presigner interface {
 	PresignUpload(ctx context.Context, id string, m Meta, expires time.Time) (SignedRequest, error)
 }
@@ -142,19 +187,22 @@ type SignedRequest struct {
 
 // A Usager is a Store that can tell how many bytes of unexpired objects an
 // owner has: what the transfer layer holds against its per-owner quota.
-// The count may include the declared sizes of the owner's open writers, so
-// that concurrent uploads of one owner see each other (diskstore and
-// memstore do). Stores that cannot answer cheaply leave it out, and have no
-// quota.
+// The count may include the owner's open writers, so that concurrent
+// uploads of one owner see each other (diskstore and memstore do): each at
+// its declared size, or at its [Meta.MaxSize] while its size is
+// [SizeUnknown] (the most it may take), until it ends; a writer that
+// commits is then counted as its object, at the length written. Stores
+// that cannot answer cheaply leave it out, and have no quota.
 type Usager interface {
 	Usage(ctx context.Context, owner string, now time.Time) (int64, error)
 }
 
 // Writer writes one object. It is not safe for concurrent use.
 //
-// A write that would take the object past [Meta.Size] fails with
-// [ErrTooLarge] and writes nothing. After any failed Write the Writer is
-// spent: Commit returns the error and leaves nothing behind.
+// A write that would take the object past [Meta.Size] (or past
+// [Meta.MaxSize], when the size is [SizeUnknown]) fails with [ErrTooLarge]
+// and writes nothing. After any failed Write the Writer is spent: Commit
+// returns the error and leaves nothing behind.
 //
 // Abort after a successful Commit does nothing, so a caller can always
 //
@@ -166,7 +214,8 @@ type Usager interface {
 type Writer interface {
 	io.Writer
 	// Commit makes the object visible under its ID, if it is complete
-	// ([ErrIncomplete] if not), has the declared digest ([ErrDigest]), and
+	// ([ErrIncomplete] if not; an object of [SizeUnknown] is complete
+	// whatever its length), has the declared digest ([ErrDigest]), and
 	// no object was committed under the ID before ([ErrExists]; the earlier
 	// object is intact). A failed Commit leaves nothing behind.
 	Commit(ctx context.Context) error

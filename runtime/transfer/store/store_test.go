@@ -108,3 +108,29 @@ func TestRunSweeper(t *testing.T) {
 		t.Errorf("Sweep after the sweeper = %d, %v, want 0, nil", n, err)
 	}
 }
+
+func TestMetaLimit(t *testing.T) {
+	for _, tc := range []struct {
+		m       store.Meta
+		want    int64
+		wantErr string // in the error; "" for none
+	}{
+		{store.Meta{Size: 0}, 0, ""},
+		{store.Meta{Size: 10}, 10, ""},
+		{store.Meta{Size: 10, MaxSize: 3}, 10, ""},
+		{store.Meta{Size: 10, MaxSize: -3}, 10, ""},
+		{store.Meta{Size: store.SizeUnknown, MaxSize: 1}, 1, ""},
+		{store.Meta{Size: store.SizeUnknown, MaxSize: 1 << 40}, 1 << 40, ""},
+		{store.Meta{Size: store.SizeUnknown}, 0, "MaxSize 0 (want a MaxSize above 0 with SizeUnknown)"},
+		{store.Meta{Size: store.SizeUnknown, MaxSize: -1}, 0, "MaxSize -1 (want a MaxSize above 0"},
+		{store.Meta{Size: -2, MaxSize: 10}, 0, "size -2 (want 0 or more, or SizeUnknown"},
+	} {
+		got, err := tc.m.Limit()
+		switch {
+		case tc.wantErr == "" && (got != tc.want || err != nil):
+			t.Errorf("Meta{Size: %d, MaxSize: %d}.Limit() = %d, %v, want %d, nil", tc.m.Size, tc.m.MaxSize, got, err, tc.want)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("Meta{Size: %d, MaxSize: %d}.Limit() = %d, %v, want an error with %q", tc.m.Size, tc.m.MaxSize, got, err, tc.wantErr)
+		}
+	}
+}

@@ -55,6 +55,36 @@ func BenchmarkWrite(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteUnknownSize is BenchmarkWrite with the size not declared:
+// the writer takes up to twice the object, and records the length written.
+func BenchmarkWriteUnknownSize(b *testing.B) {
+	s, err := diskstore.New(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.SetBytes(benchSize)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		id := "bench-" + strconv.Itoa(i)
+		i++
+		w, err := s.Create(ctx, id, store.Meta{Size: store.SizeUnknown, MaxSize: 2 * benchSize, MediaType: "application/octet-stream"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(w, io.LimitReader(zeros{}, benchSize)); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		s.Delete(ctx, id)
+		b.StartTimer()
+	}
+}
+
 // BenchmarkBareFileCopy is the baseline for BenchmarkWrite: io.Copy of the
 // same bytes into a plain file, synced and renamed, without hashing.
 func BenchmarkBareFileCopy(b *testing.B) {

@@ -19,7 +19,9 @@
 //
 // A [store.Writer] writes the bytes to a temporary file in tmp/ (streaming:
 // it holds none of them), hashing them as they go, and never past the
-// declared size. Commit checks the size and digest, appends the metadata,
+// declared size (or the maximum size, for an object of
+// [store.SizeUnknown]). Commit checks the size and digest, records the
+// length written as the object's size, appends the metadata,
 // syncs the file, and hard-links it into objects/ under its ID. The link
 // fails if the name exists, so commit is create-if-absent (the O_EXCL of
 // renames); then it syncs objects/ so the commit survives a crash, and
@@ -49,8 +51,9 @@
 //
 // Usage counts, for one owner, the bytes of the committed objects that
 // [Store.Stat] would return at the given time (unexpired and readable),
-// plus the declared sizes of the owner's open writers: a writer is counted
-// from Create until it commits (then as its object, never twice), aborts,
+// plus the declared sizes of the owner's open writers (the maximum size, for
+// a writer of unknown size): a writer is counted from Create until it
+// commits (then as its object, at the length written, never twice), aborts,
 // fails, or its temporary file is swept. Counting writers closes, within
 // one process, the race of concurrent uploads by one owner that each check
 // usage + size against the quota before Create: the second sees the first.
@@ -194,9 +197,9 @@ func (s *Store) lock(id string) *sync.Mutex {
 }
 
 // Usage implements [store.Usager]: the bytes of owner's committed objects
-// unexpired at now, and the declared sizes of its open writers in this
-// process. It reads only memory; see the package doc for what it counts when
-// processes share the directory.
+// unexpired at now, and the declared sizes (or maximum sizes) of its open
+// writers in this process. It reads only memory; see the package doc for
+// what it counts when processes share the directory.
 func (s *Store) Usage(ctx context.Context, owner string, now time.Time) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -224,17 +227,22 @@ type record struct {
 
 // Create implements [store.Store.Create]. It fails with [store.ErrExists]
 // at once when id is committed, so a replayed upload is refused before its
-// bytes are read. The writer counts m.Size in [Store.Usage] of m.Owner until
-// it commits, aborts or fails.
+// bytes are read. The writer counts m.Size (or m.MaxSize, when the size is
+// [store.SizeUnknown]) in [Store.Usage] of m.Owner until it commits, aborts
+// or fails.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
 	if err := check(ctx, id); err != nil {
 		return nil, err
 	}
-	if m.Size < 0 {
-		return nil, fmt.Errorf("diskstore: negative size %d", m.Size)
+	limit, err := m.Limit()
+	if err != nil {
+		return nil, err
 	}
-	// The metadata must fit the trailer; check now, not after the bytes.
-	if meta, err := encodeMeta(id, m); err != nil {
+	// The metadata must fit the trailer; check now, not after the bytes,
+	// with the longest size the object can have.
+	longest := m
+	longest.Size = limit
+	if meta, err := encodeMeta(id, longest); err != nil {
 		return nil, err
 	} else if len(meta) > maxMetaLen {
 		return nil, fmt.Errorf("diskstore: metadata of %d bytes (want at most %d)", len(meta), maxMetaLen)
@@ -246,8 +254,8 @@ func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writ
 	if err != nil {
 		return nil, fmt.Errorf("diskstore: %w", err)
 	}
-	w := &writer{s: s, id: id, meta: m, f: f, name: filepath.Base(f.Name()), h: sha256.New()}
-	s.index.reserve(w.name, m.Owner, m.Size)
+	w := &writer{s: s, id: id, meta: m, limit: limit, f: f, name: filepath.Base(f.Name()), h: sha256.New()}
+	s.index.reserve(w.name, m.Owner, limit)
 	return w, nil
 }
 
@@ -553,6 +561,7 @@ type writer struct {
 	s       *Store
 	id      string
 	meta    store.Meta
+	limit   int64    // the most bytes it takes: meta.Size, or meta.MaxSize
 	f       *os.File // nil once the writer is spent
 	name    string   // of f in tmp/, which keys its reservation in the index
 	h       hash.Hash
@@ -565,7 +574,7 @@ func (w *writer) Write(p []byte) (int, error) {
 	if w.f == nil {
 		return 0, w.err
 	}
-	if int64(len(p)) > w.meta.Size-w.written {
+	if int64(len(p)) > w.limit-w.written {
 		w.discard(store.ErrTooLarge)
 		return 0, store.ErrTooLarge
 	}
@@ -619,10 +628,11 @@ func (w *writer) commit(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if w.written != w.meta.Size {
+	if w.meta.Size != store.SizeUnknown && w.written != w.meta.Size {
 		return store.ErrIncomplete
 	}
 	m := w.meta
+	m.Size, m.MaxSize = w.written, 0
 	w.h.Sum(m.SHA256[:0])
 	if w.meta.SHA256 != ([32]byte{}) && w.meta.SHA256 != m.SHA256 {
 		return store.ErrDigest

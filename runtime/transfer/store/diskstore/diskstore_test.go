@@ -285,3 +285,79 @@ func TestSyncedLayout(t *testing.T) {
 		t.Errorf("object file = %q, want the bytes, metadata, then MCPFILE1", raw)
 	}
 }
+
+// TestUnknownSizeRestart commits an object of unknown size and reads it
+// back in a new process: the file records the length written, and Usage
+// counts it.
+func TestUnknownSizeRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	body := []byte("its length was not known")
+	s := newStore(t, dir, nil)
+	w, err := s.Create(ctx, "unsized", store.Meta{Size: store.SizeUnknown, MaxSize: 1 << 30, Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if got := usage(t, s, "alice", time.Now()); got != 1<<30 {
+		t.Errorf("with the writer open, Usage = %d, want its MaxSize %d", got, 1<<30)
+	}
+	for _, p := range [][]byte{body[:5], body[5:]} {
+		if _, err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	s = newStore(t, dir, nil) // a new process on the same directory
+	want := store.Meta{Size: int64(len(body)), Owner: "alice", SHA256: sha256.Sum256(body)}
+	if got, err := s.Stat(ctx, "unsized"); got != want || err != nil {
+		t.Errorf("Stat after restart = %+v, %v, want %+v", got, err, want)
+	}
+	if got := usage(t, s, "alice", time.Now()); got != int64(len(body)) {
+		t.Errorf("Usage after restart = %d, want %d", got, len(body))
+	}
+	fi, err := os.Stat(filepath.Join(dir, "objects", "unsized"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() <= int64(len(body)) || fi.Size() > int64(len(body))+1024 {
+		t.Errorf("the object's file is %d bytes, want the %d of the body and a short trailer", fi.Size(), len(body))
+	}
+}
+
+// TestUnknownSizeLeavesNothing checks the directory itself after each way a
+// write of unknown size can fail.
+func TestUnknownSizeLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := newStore(t, dir, nil)
+	body := []byte("genuine")
+	put(t, s, "taken", body, store.Meta{})
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	for name, attempt := range map[string]func(w store.Writer) error{
+		"too large": func(w store.Writer) error { w.Write(body[:4]); _, err := w.Write(body[4:]); return err },
+		"abort":     func(w store.Writer) error { w.Write(body); w.Abort(); return w.Commit(ctx) },
+		"canceled":  func(w store.Writer) error { w.Write(body); return w.Commit(canceled) },
+		"digest":    func(w store.Writer) error { w.Write(body[1:]); return w.Commit(ctx) },
+	} {
+		m := store.Meta{Size: store.SizeUnknown, MaxSize: 6, SHA256: sha256.Sum256(body[:6])}
+		w, err := s.Create(ctx, "fresh", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := attempt(w); err == nil {
+			t.Errorf("%s: attempt succeeded", name)
+		}
+		w.Abort()
+		if got := names(t, dir, "tmp"); len(got) != 0 {
+			t.Errorf("%s: tmp/ holds %q", name, got)
+		}
+		if got := names(t, dir, "objects"); len(got) != 1 || got[0] != "taken" {
+			t.Errorf("%s: objects/ holds %q, want [taken]", name, got)
+		}
+	}
+}

@@ -47,7 +47,8 @@ func (e *entry) expired(now time.Time) bool {
 	return !e.expires.IsZero() && !now.Before(e.expires)
 }
 
-// A reservation is the declared size of an open writer.
+// A reservation is what an open writer counts: its declared size, or its
+// maximum size when its size is unknown.
 type reservation struct {
 	owner string
 	size  int64
@@ -73,7 +74,8 @@ func (x *index) usage(owner string, now time.Time) int64 {
 	return a.bytes - a.expiring.expiredBytes(0, now)
 }
 
-// reserve counts the declared size of the writer of temporary file name.
+// reserve counts size bytes, the most the writer of temporary file name
+// takes, until it ends.
 func (x *index) reserve(name, owner string, size int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -100,8 +102,9 @@ func (x *index) releaseLocked(name string) {
 }
 
 // commit turns the reservation of the writer of temporary file name into
-// the committed object id, in one step, so that its bytes are counted
-// exactly once throughout.
+// the committed object id of m.Size bytes (the length written, less than
+// the reservation for an object of unknown size), in one step, so that its
+// bytes are counted exactly once throughout.
 func (x *index) commit(name, id string, m store.Meta) {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"hash"
 	"sync"
 	"time"
@@ -31,7 +30,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	objects  map[string]*object
-	reserved map[string]int64 // declared sizes of open writers, by owner
+	reserved map[string]int64 // the limits of open writers, by owner
 }
 
 type object struct {
@@ -60,28 +59,30 @@ func check(ctx context.Context, id string) error {
 	return ctx.Err()
 }
 
-// Create implements [store.Store.Create]. The writer counts m.Size in
-// [Store.Usage] of m.Owner until it commits, aborts or fails; a writer that
-// is dropped without Abort counts for the life of the Store.
+// Create implements [store.Store.Create]. The writer counts m.Size (or
+// m.MaxSize, when the size is [store.SizeUnknown]) in [Store.Usage] of
+// m.Owner until it commits, aborts or fails; a writer that is dropped
+// without Abort counts for the life of the Store.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
 	if err := check(ctx, id); err != nil {
 		return nil, err
 	}
-	if m.Size < 0 {
-		return nil, fmt.Errorf("memstore: negative size %d", m.Size)
+	limit, err := m.Limit()
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, taken := s.objects[id]; taken {
 		return nil, store.ErrExists
 	}
-	s.reserved[m.Owner] += m.Size
-	return &writer{s: s, id: id, meta: m, h: sha256.New(), reserved: true}, nil
+	s.reserved[m.Owner] += limit
+	return &writer{s: s, id: id, meta: m, limit: limit, h: sha256.New(), reserved: true}, nil
 }
 
 // Usage implements [store.Usager]: the bytes of owner's committed objects
-// unexpired at now, and the declared sizes of its open writers. It looks at
-// every object.
+// unexpired at now, and the declared sizes (or maximum sizes) of its open
+// writers. It looks at every object.
 func (s *Store) Usage(ctx context.Context, owner string, now time.Time) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -165,17 +166,18 @@ type writer struct {
 	s        *Store
 	id       string
 	meta     store.Meta
+	limit    int64 // the most bytes the writer takes: meta.Size, or meta.MaxSize
 	h        hash.Hash
 	buf      []byte
 	err      error // set once the writer is spent
-	reserved bool  // meta.Size is counted in s.reserved
+	reserved bool  // limit is counted in s.reserved
 }
 
 func (w *writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	if int64(len(p)) > w.meta.Size-int64(len(w.buf)) {
+	if int64(len(p)) > w.limit-int64(len(w.buf)) {
 		w.fail(store.ErrTooLarge)
 		return 0, store.ErrTooLarge
 	}
@@ -198,7 +200,7 @@ func (w *writer) unreserve() {
 		return
 	}
 	w.reserved = false
-	if w.s.reserved[w.meta.Owner] -= w.meta.Size; w.s.reserved[w.meta.Owner] == 0 {
+	if w.s.reserved[w.meta.Owner] -= w.limit; w.s.reserved[w.meta.Owner] == 0 {
 		delete(w.s.reserved, w.meta.Owner)
 	}
 }
@@ -218,7 +220,7 @@ func (w *writer) commit(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if int64(len(w.buf)) != w.meta.Size {
+	if w.meta.Size != store.SizeUnknown && int64(len(w.buf)) != w.meta.Size {
 		return store.ErrIncomplete
 	}
 	var sum [32]byte
@@ -227,7 +229,7 @@ func (w *writer) commit(ctx context.Context) error {
 		return store.ErrDigest
 	}
 	m := w.meta
-	m.SHA256 = sum
+	m.Size, m.MaxSize, m.SHA256 = int64(len(w.buf)), 0, sum
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
 	if _, taken := w.s.objects[w.id]; taken {

@@ -3,10 +3,14 @@
 // backends keep the same promises. It is for implementers of a Store, not
 // for servers.
 //
+// Objects of unknown size ([store.SizeUnknown]) have subtests of their own,
+// named UnknownSize…: every Store takes them.
+//
 // A Store that is also a [store.Usager] is held to its promises too; the
-// Usage subtests skip a Store that is not. A Usager may count the declared
-// sizes of open writers (reservations) or not; the suite finds out which
-// from the first writer, and holds the Store to it throughout.
+// Usage subtests skip a Store that is not. A Usager may count open writers
+// (reservations: the declared size, or the MaxSize of a writer of unknown
+// size) or not; each subtest finds out which from its first writer, and
+// holds the Store to it throughout.
 package storetest
 
 import (
@@ -47,7 +51,7 @@ func (c *clock) advance(d time.Duration) {
 // against now, and clean it up with t.Cleanup.
 func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.Store) {
 	t.Helper()
-	for _, tc := range []struct {
+	for _, tc := range append([]struct {
 		name string
 		fn   func(t *testing.T, s store.Store, c *clock)
 	}{
@@ -70,7 +74,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.S
 		{"UsageExpiry", testUsageExpiry},
 		{"UsageWriters", testUsageWriters},
 		{"UsageConcurrent", testUsageConcurrent},
-	} {
+	}, unknownSizeTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &clock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
 			tc.fn(t, newStore(t, c.Now), c)

@@ -31,7 +31,7 @@ func TestUsagerWithoutReservations(t *testing.T) {
 type unreserved struct {
 	*memstore.Store
 	mu   sync.Mutex
-	open map[string]int64 // declared sizes of open writers, by owner
+	open map[string]int64 // what open writers reserve, by owner
 }
 
 func (s *unreserved) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
@@ -39,8 +39,9 @@ func (s *unreserved) Create(ctx context.Context, id string, m store.Meta) (store
 	if err != nil {
 		return nil, err
 	}
-	s.add(m.Owner, m.Size)
-	return &unreservedWriter{Writer: w, s: s, m: m}, nil
+	limit, _ := m.Limit() // Create accepted m
+	s.add(m.Owner, limit)
+	return &unreservedWriter{Writer: w, s: s, owner: m.Owner, limit: limit}, nil
 }
 
 func (s *unreserved) Usage(ctx context.Context, owner string, now time.Time) (int64, error) {
@@ -58,9 +59,10 @@ func (s *unreserved) add(owner string, n int64) {
 
 type unreservedWriter struct {
 	store.Writer
-	s    *unreserved
-	m    store.Meta
-	done bool
+	s     *unreserved
+	owner string
+	limit int64 // what the memstore reserves for the writer
+	done  bool
 }
 
 func (w *unreservedWriter) end() {
@@ -72,7 +74,7 @@ func (w *unreservedWriter) end() {
 func (w *unreservedWriter) endLocked() {
 	if !w.done {
 		w.done = true
-		w.s.open[w.m.Owner] -= w.m.Size
+		w.s.open[w.owner] -= w.limit
 	}
 }
 
