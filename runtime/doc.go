@@ -28,7 +28,8 @@
 // [File.Open], a reader that works for every file, or takes the bytes of a
 // file held in memory, as every inline file is, from [File.Bytes]; [NewFile]
 // builds a File for a test. [AddTool] registers the tool, [Elicit] asks the
-// user for a file mid-call, [Unmarshal] decodes arguments outside AddTool,
+// user for a file mid-call in a form, [ElicitUpload] through an upload page
+// in their browser (for big files), [Unmarshal] decodes arguments outside AddTool,
 // [MaxRequestBytes] sizes the transport's request limit, and every
 // violation is an [*Error] whose text the client shows to the model.
 // Everything a client sends is treated as hostile until checked.

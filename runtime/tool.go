@@ -50,7 +50,9 @@ type Generated[T any] interface {
 // and never with file bytes in it.
 //
 // Outputs behave as with [mcp.AddTool]: unless Out is any, the output schema
-// is inferred from Out when t.OutputSchema is nil, the output becomes
+// is inferred from Out when t.OutputSchema is nil (or, when mcpfilegen
+// generated Out's MCPSchema, as it does for a type with a
+// transfer.FileValue field, is that schema), the output becomes
 // structuredContent and, when the handler left Content unset, a JSON text
 // content block; an error returned by the handler becomes an isError result
 // (a *jsonrpc.Error stays a protocol error). A result carrying InputRequests
@@ -160,6 +162,13 @@ func newOutputter[Out any](t *mcp.Tool) (*outputter[Out], error) {
 		o.elemZero = reflect.Zero(rt).Interface()
 	}
 	var s *jsonschema.Schema
+	if t.OutputSchema == nil {
+		// A generated output type (one with transfer.FileValue fields):
+		// its schema is the one mcpfilegen wrote.
+		if g, ok := reflect.New(rt).Interface().(interface{ MCPSchema() json.RawMessage }); ok {
+			t.OutputSchema = g.MCPSchema()
+		}
+	}
 	switch v := t.OutputSchema.(type) {
 	case nil:
 		var err error

@@ -28,6 +28,8 @@ func schemaDecls(t *model.Type) (jen.Code, schemaConst, error) {
 	name := schemaName(t)
 	doc := []string{"MCPSchema returns the JSON Schema of " + t.Name + ", computed by mcpfilegen,"}
 	switch {
+	case t.Output && len(t.Files()) == 0:
+		doc = append(doc, "for mcp.Tool.OutputSchema (runtime.AddTool takes it when the tool's output is "+t.Name+").")
 	case t.Flat:
 		doc = append(doc, "for mcp.Tool.InputSchema or an elicitation's requestedSchema.")
 	default:

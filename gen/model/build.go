@@ -27,7 +27,8 @@ const TagKey = tag.Key
 
 // Build validates the selected types of a loaded package and returns its
 // model. With typeNames empty it selects every named struct type with at
-// least one mcpfile-tagged field, and, to report them, those with a struct
+// least one mcpfile-tagged field or a transfer.FileValue field (a tool's
+// output), and, to report them, those with a struct
 // tag key that looks like mcpfile misspelled or a malformed tag that
 // mentions it, and those whose fields hold a runtime.File that no tagged
 // type decodes; otherwise exactly the named types. It reports the struct
@@ -208,9 +209,10 @@ func (b *builder) selectTypes(typeNames []string) []*types.TypeName {
 
 // fileReach tells which struct types to select without -type: those with
 // a field that has an mcpfile tag, a struct tag key that looks like a
-// misspelling of it or a malformed struct tag that mentions it, and those
+// misspelling of it or a malformed struct tag that mentions it, those
 // with a field, decoded by encoding/json, whose values hold a runtime.File
-// that no type of the former kind on the way decodes. All of these are
+// that no type of the former kind on the way decodes, and tool outputs
+// with a transfer.FileValue field (see returnsFiles). All of these are
 // either generated for or reported, never passed over.
 type fileReach struct {
 	memo     map[*types.Named]bool // results known to be right
@@ -219,11 +221,34 @@ type fileReach struct {
 
 // wanted reports whether struct type st is to be selected.
 func (r *fileReach) wanted(st *types.Struct) bool {
-	if tagged(st) {
+	if tagged(st) || returnsFiles(st) {
 		return true
 	}
 	r.visiting = map[*types.Named]bool{}
 	return r.fields(st)
+}
+
+// TransferPath is the import path of the transfer package, whose
+// FileValue is a file a tool returns (SEP-2631).
+const TransferPath = RuntimePath + "/transfer"
+
+// returnsFiles reports whether st is a tool's output with files in it: a
+// field of type transfer.FileValue, a pointer to one or a slice of them.
+// Its generated MCPSchema is then the tool's outputSchema.
+func returnsFiles(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		t := st.Field(i).Type()
+		switch u := t.(type) {
+		case *types.Pointer:
+			t = u.Elem()
+		case *types.Slice:
+			t = u.Elem()
+		}
+		if n, ok := t.(*types.Named); ok && n.Obj().Name() == "FileValue" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == TransferPath {
+			return true
+		}
+	}
+	return false
 }
 
 // tagged reports whether a field of st mentions the mcpfile tag.
@@ -316,7 +341,7 @@ func (b *builder) buildType(obj *types.TypeName) *Type {
 		return nil
 	}
 	st := fields.Struct(named)
-	t := &Type{Name: obj.Name(), Named: named, Pos: b.pos(obj.Pos()), Doc: b.typeDocs[obj]}
+	t := &Type{Name: obj.Name(), Named: named, Pos: b.pos(obj.Pos()), Doc: b.typeDocs[obj], Output: returnsFiles(st)}
 	if named.TypeParams().Len() > 0 {
 		b.errorf(obj.Pos(), "type %s is generic: mcpfilegen generates for non-generic struct types only", t.Name)
 		return nil

@@ -46,6 +46,11 @@ type Type struct {
 	// Flat reports whether the schema is a flat object of primitive
 	// properties, as elicitation's requestedSchema must be.
 	Flat bool
+
+	// Output reports whether the type returns files: it has a
+	// transfer.FileValue field (SEP-2631), so its schema is a tool's
+	// outputSchema.
+	Output bool
 }
 
 // Files returns the type's file fields in source order.

@@ -764,3 +764,67 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPageUpload1GiB uploads 1 GiB of text through an upload page
+// (runtime.ElicitUpload), as a browser's form post: the page's token
+// field, then the file part, whose length the post does not declare, over
+// a real HTTP connection on 127.0.0.1, into a diskstore. Minting each page
+// (a tool call whose client is shown the page) is not timed. It reports
+// what BenchmarkUpload1GiB does; compare with its method=POST/impl=bare.
+// Skipped with -short: each op writes 1 GiB.
+func BenchmarkPageUpload1GiB(b *testing.B) {
+	if testing.Short() {
+		b.Skip("writes 1 GiB per op")
+	}
+	const size = 1 << 30
+	s := newBenchSite(b, b.TempDir())
+	runtime.AddTool(s.server, &mcp.Tool{Name: "import"}, func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+		_, pending, err := runtime.ElicitUpload[testtypes.ArchiveForm](ctx, req, "Choose the archive.", nil)
+		return pending, nil, err
+	})
+	pages := make(chan string, 1)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.server.Connect(b.Context(), st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v1"}, urlClient("decline", &person{}, func(e *mcp.ElicitParams) { pages <- e.URL }))
+	cs, err := c.Connect(b.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	// page returns the form's action and token of a new page.
+	page := func() (action, tok string) {
+		if _, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "import", Arguments: map[string]any{}}); err != nil {
+			b.Fatal(err)
+		}
+		res, err := s.http.Get(<-pages)
+		if err != nil {
+			b.Fatal(err)
+		}
+		html, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		a, t := formAction.FindSubmatch(html), hiddenToken.FindSubmatch(html)
+		if a == nil || t == nil {
+			b.Fatalf("no form on the page: %s", html)
+		}
+		return string(a[1]), string(t[1])
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	action, tok := page()
+	u := measure(b)
+	for b.Loop() {
+		r := uploadRequest(b, action, http.MethodPost, tok, size)
+		r.Header.Set("Accept", "application/json")
+		u.startOp()
+		do(b, s.http, r, http.StatusCreated)
+		u.endOp()
+		b.StopTimer()
+		action, tok = page()
+		b.StartTimer()
+	}
+	u.report(b)
+}

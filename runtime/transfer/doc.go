@@ -67,6 +67,24 @@
 // bytes, or, past [Options.MaxEmbeddedOutput], as a text and a
 // resource_link.
 //
+// # Files from people: upload pages
+//
+// [runtime.ElicitUpload] asks the person using a client for one file
+// through a page in their browser, for files too big to travel in a
+// message: a URL-mode elicitation whose URL is an upload page that the
+// handler Register returns serves at PublicURL/page/<token>. The page is
+// plain HTML with a form (it works without JavaScript; with it, it shows
+// progress and checks the file's type and size before sending) under a
+// Content-Security-Policy that runs nothing but its own script and style.
+// Its token, in a hidden field of the form, is signed, single use, bound to
+// the caller and the elicitation, and expires after [Options.PageTTL]. The
+// post runs the upload endpoint's checks (streaming through one buffer, the
+// size limit at the first byte past it, the first bytes against the
+// accepted types, nothing left behind on failure) and answers a refusal
+// with a 4xx page that says why, never a redirect. While the person
+// uploads, the tool call reports progress; a browser that goes away
+// mid-upload ends the call with an error.
+//
 // # Who may use a file
 //
 // With auth (the SDK's auth token info on the request), a file belongs to

@@ -102,6 +102,15 @@ type Options struct {
 	// DefaultMaxEmbeddedOutput; a negative value embeds none.
 	MaxEmbeddedOutput int64
 
+	// PageTTL is how long an upload page ([runtime.ElicitUpload]) may be
+	// used. Zero means DefaultPageTTL.
+	PageTTL time.Duration
+
+	// MaxPages bounds the upload pages the server has pending at once:
+	// minted by [runtime.ElicitUpload] and neither used nor expired. Zero
+	// means DefaultMaxPages.
+	MaxPages int
+
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL and
 	// Owner are set by Register.
 	Upload UploadOptions
@@ -196,10 +205,15 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 // config is Register's Options with the defaults filled in.
 type config struct {
 	Options
-	server      *mcp.Server
-	uploadURL   string
-	downloadURL string       // followed by the token
-	usage       store.Usager // nil: no quota
+	server       *mcp.Server
+	uploadURL    string
+	downloadURL  string       // followed by the token
+	pageURL      string       // followed by the token
+	pagePostURL  string       // where pages post their form
+	publicOrigin string       // scheme://host of PublicURL, as browsers send it in Origin
+	usage        store.Usager // nil: no quota
+	pages        *pages
+	bufs         sync.Pool // of *[]byte, Upload.BufferSize long: page uploads' buffers
 }
 
 func newConfig(o Options) (*config, error) {
@@ -239,6 +253,26 @@ func newConfig(o Options) (*config, error) {
 	if c.FileTTL <= 0 {
 		c.FileTTL = DefaultUploadTTL
 	}
+	if c.PageTTL <= 0 {
+		c.PageTTL = DefaultPageTTL
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = DefaultMaxPages
+	}
+	c.pages = newPages(c.MaxPages)
+	if c.Upload.BufferSize <= 0 {
+		c.Upload.BufferSize = DefaultBufferSize
+	}
+	if c.Upload.MaxPreambleBytes <= 0 {
+		c.Upload.MaxPreambleBytes = DefaultMaxPreambleBytes
+	}
+	if c.Upload.MaxParts <= 0 {
+		c.Upload.MaxParts = DefaultMaxParts
+	}
+	if c.Upload.IdleTimeout <= 0 {
+		c.Upload.IdleTimeout = DefaultIdleTimeout
+	}
+	c.bufs.New = func() any { b := make([]byte, c.Upload.BufferSize); return &b }
 	if c.Quota == 0 {
 		c.Quota = DefaultQuota
 	}
@@ -257,6 +291,7 @@ func newConfig(o Options) (*config, error) {
 	}
 	base := strings.TrimSuffix(o.PublicURL, "/") + "/"
 	c.uploadURL, c.downloadURL = base+UploadPath, base+DownloadPath+"/"
+	c.pageURL, c.pagePostURL, c.publicOrigin = base+PagePath+"/", base+PagePath, origin(u)
 	return c, nil
 }
 
@@ -299,9 +334,13 @@ func (c *config) handler() http.Handler {
 			up.ServeHTTP(w, r)
 		case lastSegmentOf(dir) == DownloadPath && last != "":
 			c.serveDownload(w, r, last)
+		case last == PagePath:
+			c.servePagePost(w, r)
+		case lastSegmentOf(dir) == PagePath && last != "":
+			c.servePage(w, r, last)
 		default:
 			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>)"})
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>, upload pages are at …/" + PagePath + "/<token>)"})
 		}
 	})
 }

@@ -224,7 +224,9 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 		tok, rj = bearerToken(r)
 		body = r.Body
 	} else {
-		tok, body, rj = h.formToken(r)
+		var part *multipart.Part
+		tok, part, rj = formToken(r, h.o.MaxPreambleBytes, h.o.MaxParts)
+		body = part
 	}
 	if rj != nil {
 		return rj
@@ -365,8 +367,8 @@ func bearerToken(r *http.Request) (string, *rejection) {
 
 // formToken reads a multipart/form-data body up to the start of its file
 // part, which it returns, and the token field before it. What it reads is
-// bounded by MaxPreambleBytes and MaxParts.
-func (h *uploadHandler) formToken(r *http.Request) (tok string, file io.Reader, rj *rejection) {
+// bounded by maxPreamble bytes and maxParts parts.
+func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, file *multipart.Part, rj *rejection) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
 		return "", nil, reject(http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)")
@@ -374,12 +376,12 @@ func (h *uploadHandler) formToken(r *http.Request) (tok string, file io.Reader, 
 	if params["boundary"] == "" {
 		return "", nil, reject(http.StatusBadRequest, "multipart/form-data without a boundary")
 	}
-	pre := &preambleReader{r: r.Body, left: h.o.MaxPreambleBytes}
+	pre := &preambleReader{r: r.Body, left: maxPreamble}
 	mr := multipart.NewReader(pre, params["boundary"])
-	tooLong := reject(http.StatusBadRequest, fmt.Sprintf("the parts before the file field are longer than %d bytes", h.o.MaxPreambleBytes))
+	tooLong := reject(http.StatusBadRequest, fmt.Sprintf("the parts before the file field are longer than %d bytes", maxPreamble))
 	malformed := reject(http.StatusBadRequest, "malformed multipart body")
 	haveToken := false
-	for range h.o.MaxParts {
+	for range maxParts {
 		p, err := mr.NextRawPart() // raw: the file's bytes are never transformed
 		switch {
 		case pre.hit:
@@ -420,7 +422,7 @@ func (h *uploadHandler) formToken(r *http.Request) (tok string, file io.Reader, 
 			}
 		}
 	}
-	return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, h.o.MaxParts))
+	return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, maxParts))
 }
 
 // A preambleReader reads at most left bytes, then fails and sets hit;

@@ -35,8 +35,8 @@ const DigestSHA256 = "sha-256"
 // A FileDigest is the digest of a file's complete, immutable byte
 // sequence: {"algorithm": "sha-256", "value": <base64url without padding>}.
 type FileDigest struct {
-	Algorithm string `json:"algorithm"`
-	Value     string `json:"value"`
+	Algorithm string `json:"algorithm" jsonschema:"the digest's algorithm: sha-256"`
+	Value     string `json:"value" jsonschema:"the digest, base64url without padding"`
 }
 
 // SHA256Digest returns the FileDigest of a SHA-256 sum, as from
@@ -92,11 +92,11 @@ func quoteShort(s string) string {
 // Size is a pointer so that an absent size and a size of 0 (an empty file)
 // are told apart and both round-trip.
 type FileValue struct {
-	URI      string      `json:"uri"`
-	Name     string      `json:"name,omitempty"`
-	MimeType string      `json:"mimeType,omitempty"`
-	Size     *int64      `json:"size,omitempty"`
-	Digest   *FileDigest `json:"digest,omitempty"`
+	URI      string      `json:"uri" jsonschema:"the file's URI (mcp-file:), for files/authorizeDownload"`
+	Name     string      `json:"name,omitempty" jsonschema:"the file's name"`
+	MimeType string      `json:"mimeType,omitempty" jsonschema:"the file's media type"`
+	Size     *int64      `json:"size,omitempty" jsonschema:"the file's size in bytes"`
+	Digest   *FileDigest `json:"digest,omitempty" jsonschema:"the digest of the file's bytes"`
 }
 
 // The transport and methods of a FileTransferDescriptor.

@@ -61,6 +61,42 @@ type Resolver interface {
 	// elicitation form it is about to send: files/authorizeUpload then
 	// authorizes what the form's files allow.
 	Declare(schema *descriptor.Schema)
+
+	// NewPage mints an upload page (URL-mode elicitation) for one file
+	// that d describes, for the caller whose extra is given; message is
+	// what the page shows. A non-nil key names the page: while a page
+	// minted under the same key for the same caller is pending or done and
+	// unexpired, NewPage returns that page again instead of a new one (an
+	// authenticated caller's pages are found by the caller, whatever the
+	// session; an anonymous caller's by the session). done, when not nil,
+	// is called once, with the page's ElicitationID, when a file has been
+	// uploaded through the page.
+	NewPage(ctx context.Context, extra *mcp.RequestExtra, key *PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
+
+	// AwaitPage waits until a file has been uploaded through the page
+	// whose State is state, and returns that file's URI, for Resolve. It
+	// calls progress, when not nil, with the bytes received and the most
+	// the page takes: throttled while bytes arrive, and once when the
+	// upload is complete. A rejection (another caller's state, a page that
+	// expired unused, an upload that broke off) is an error written for
+	// the model.
+	AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state string, progress func(received, total int64)) (uri string, err error)
+}
+
+// A PageKey names the upload page one ElicitUpload asks with, so that the
+// retry of a call that got the page in a -32042 error finds it.
+type PageKey struct {
+	Session *mcp.ServerSession
+	Tool    string // the tool called
+	ID      string // the input request's ID
+}
+
+// A Page is an upload page: the URL a person opens to upload one file.
+type Page struct {
+	URL           string // the page, for the person's browser
+	ElicitationID string // the URL-mode elicitation's elicitationId
+	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client
+	Done          bool   // a file has been uploaded through it already
 }
 
 type resolverKey struct{}

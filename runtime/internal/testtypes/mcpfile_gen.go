@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"time"
 )
 
@@ -28,6 +29,46 @@ func _() {
 // the files are checked against. UnmarshalJSON declares a local type T from
 // mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
 // encoding/json decodes the other members field by field.
+
+// If this fails to compile, ArchiveForm changed since mcpfilegen ran: run go generate.
+var _ ArchiveForm = mcpfileStructArchiveForm_changed_run_go_generate{}
+
+type mcpfileStructArchiveForm_changed_run_go_generate = struct {
+	Archive runtime.File `json:"archive" mcpfile:"maxSize=2GiB"`
+}
+
+// MCPSchema returns the JSON Schema of ArchiveForm, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (ArchiveForm) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaArchiveForm)
+}
+
+const mcpfileSchemaArchiveForm = `{
+  "properties": {
+    "archive": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "maxSize": 2147483648
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "archive"
+  ],
+  "description": "ArchiveForm is what an upload page asks for when any file will do, of up to 2 GiB."
+}`
+
+var mcpfileObjectArchiveForm = mcpfileimpl.NewObject(mcpfileSchemaArchiveForm, []string{"archive"}, []string{"archive"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *ArchiveForm) UnmarshalJSON(b []byte) error {
+	type ArchiveForm mcpfileStructArchiveForm_changed_run_go_generate
+	return mcpfileObjectArchiveForm.Unmarshal(b, (*ArchiveForm)(t), mcpfileimpl.Into(&t.Archive))
+}
 
 // If this fails to compile, BigArgs changed since mcpfilegen ran: run go generate.
 var _ BigArgs = mcpfileStructBigArgs_changed_run_go_generate{}
@@ -513,6 +554,50 @@ const mcpfileSchemaNestedForm = `{
   "description": "NestedForm is not flat: it cannot be elicited."
 }`
 
+// If this fails to compile, PageForm changed since mcpfilegen ran: run go generate.
+var _ PageForm = mcpfileStructPageForm_changed_run_go_generate{}
+
+type mcpfileStructPageForm_changed_run_go_generate = struct {
+	File runtime.File `json:"file" mcpfile:"accept=image/png|text/plain,maxSize=64KiB"`
+}
+
+// MCPSchema returns the JSON Schema of PageForm, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (PageForm) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaPageForm)
+}
+
+const mcpfileSchemaPageForm = `{
+  "properties": {
+    "file": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "image/png",
+          "text/plain"
+        ],
+        "maxSize": 65536
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "file"
+  ],
+  "description": "PageForm is what an upload page asks for: one PNG image or text file of up to 64 KiB."
+}`
+
+var mcpfileObjectPageForm = mcpfileimpl.NewObject(mcpfileSchemaPageForm, []string{"file"}, []string{"file"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *PageForm) UnmarshalJSON(b []byte) error {
+	type PageForm mcpfileStructPageForm_changed_run_go_generate
+	return mcpfileObjectPageForm.Unmarshal(b, (*PageForm)(t), mcpfileimpl.Into(&t.File))
+}
+
 // If this fails to compile, PhotoForm changed since mcpfilegen ran: run go generate.
 var _ PhotoForm = mcpfileStructPhotoForm_changed_run_go_generate{}
 
@@ -556,6 +641,86 @@ func (t *PhotoForm) UnmarshalJSON(b []byte) error {
 	type PhotoForm mcpfileStructPhotoForm_changed_run_go_generate
 	return mcpfileObjectPhotoForm.Unmarshal(b, (*PhotoForm)(t), mcpfileimpl.Into(&t.Photo))
 }
+
+// If this fails to compile, ReportOut changed since mcpfilegen ran: run go generate.
+var _ ReportOut = mcpfileStructReportOut_changed_run_go_generate{}
+
+type mcpfileStructReportOut_changed_run_go_generate = struct {
+	Report transfer.FileValue `json:"report"`
+	Lines  int                `json:"lines"`
+}
+
+// MCPSchema returns the JSON Schema of ReportOut, computed by mcpfilegen,
+// for mcp.Tool.OutputSchema (runtime.AddTool takes it when the tool's output is ReportOut).
+func (ReportOut) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaReportOut)
+}
+
+const mcpfileSchemaReportOut = `{
+  "properties": {
+    "report": {
+      "properties": {
+        "uri": {
+          "type": "string",
+          "description": "the file's URI (mcp-file:), for files/authorizeDownload"
+        },
+        "name": {
+          "type": "string",
+          "description": "the file's name"
+        },
+        "mimeType": {
+          "type": "string",
+          "description": "the file's media type"
+        },
+        "size": {
+          "description": "the file's size in bytes",
+          "type": [
+            "null",
+            "integer"
+          ]
+        },
+        "digest": {
+          "properties": {
+            "algorithm": {
+              "type": "string",
+              "description": "the digest's algorithm: sha-256"
+            },
+            "value": {
+              "type": "string",
+              "description": "the digest, base64url without padding"
+            }
+          },
+          "additionalProperties": false,
+          "required": [
+            "algorithm",
+            "value"
+          ],
+          "description": "the digest of the file's bytes",
+          "type": [
+            "null",
+            "object"
+          ]
+        }
+      },
+      "additionalProperties": false,
+      "type": "object",
+      "required": [
+        "uri"
+      ],
+      "description": "The report, to download with files/authorizeDownload."
+    },
+    "lines": {
+      "type": "integer"
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "report",
+    "lines"
+  ],
+  "description": "ReportOut is a tool's output with a file in it: its MCPSchema is the tool's outputSchema."
+}`
 
 // If this fails to compile, ScanForm changed since mcpfilegen ran: run go generate.
 var _ ScanForm = mcpfileStructScanForm_changed_run_go_generate{}

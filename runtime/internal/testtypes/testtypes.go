@@ -5,12 +5,13 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,HostArgs,NestedForm,PhotoForm,ScanForm,UploadForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,HostArgs,NestedForm,PhotoForm,PageForm,ArchiveForm,ReportOut,ScanForm,UploadForm
 
 import (
 	"time"
 
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
 )
 
 // ImageArgs are the arguments of a tool that describes one small image.
@@ -80,6 +81,26 @@ type UploadForm struct {
 // PhotoForm is an elicitation form with one photo.
 type PhotoForm struct {
 	Photo runtime.File `json:"photo" jsonschema:"Profile photo" mcpfile:"accept=image/*,maxSize=2KiB"`
+}
+
+// PageForm is what an upload page asks for: one PNG image or text file
+// of up to 64 KiB.
+type PageForm struct {
+	File runtime.File `json:"file" mcpfile:"accept=image/png|text/plain,maxSize=64KiB"`
+}
+
+// ArchiveForm is what an upload page asks for when any file will do, of
+// up to 2 GiB.
+type ArchiveForm struct {
+	Archive runtime.File `json:"archive" mcpfile:"maxSize=2GiB"`
+}
+
+// ReportOut is a tool's output with a file in it: its MCPSchema is the
+// tool's outputSchema.
+type ReportOut struct {
+	// The report, to download with files/authorizeDownload.
+	Report transfer.FileValue `json:"report"`
+	Lines  int                `json:"lines"`
 }
 
 // NestedForm is not flat: it cannot be elicited.

@@ -17,6 +17,12 @@ import (
 const (
 	PurposeUpload   = "upload"
 	PurposeDownload = "download"
+	// PurposePage is an upload page's (URL-mode elicitation of a file from
+	// a person): its claims name the file ID the upload is stored under,
+	// its owner and expiry; Size is the most bytes the file may have,
+	// MediaType the accept list (entries joined by commas, "" for any) and
+	// Name the message the page shows.
+	PurposePage = "page"
 )
 
 // Limits on claims. Sign refuses claims beyond them, and Verify rejects a
