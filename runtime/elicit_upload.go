@@ -135,10 +135,13 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			if !ok || er == nil {
 				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
 			}
+			state, ok := parseUploadState(req.Params.RequestState, id)
 			if done, err := answered(&ans, er); done || err != nil {
+				if ok {
+					r.ClosePage(ctx, extra, state)
+				}
 				return ans, nil, err
 			}
-			state, ok := parseUploadState(req.Params.RequestState, id)
 			if !ok {
 				return ans, nil, fmt.Errorf("the retry of this call does not carry the upload page's state (requestState) that the server returned with input request %q; call the tool again without inputResponses", id)
 			}
@@ -173,6 +176,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			return ans, nil, fmt.Errorf("asking the user for a file: %w", safeError(err))
 		}
 		if done, err := answered(&ans, er); done || err != nil {
+			r.ClosePage(ctx, extra, p.State)
 			return ans, nil, err
 		}
 		uri, err := r.AwaitPage(ctx, extra, p.State, progress)

@@ -46,7 +46,7 @@ const (
 	// DefaultPageTTL is how long an upload page may be used.
 	DefaultPageTTL = time.Hour
 	// DefaultMaxPages bounds the upload pages a server has pending at
-	// once (minted and not yet expired).
+	// once: minted, and neither used, declined nor expired.
 	DefaultMaxPages = 1024
 	// PagePath is the path segment of upload pages, under
 	// [Options.PublicURL]: GET PublicURL/page/<token> shows a page, and its
@@ -75,13 +75,16 @@ type page struct {
 	once      sync.Once
 	err       error // why the wait ended, set before finished closes; nil: uploaded
 	size      int64 // the file's size, set before finished closes
+	pages     *pages
 }
 
 // finish ends the page's wait: with the file of size bytes when err is nil.
+// The page stops counting as pending.
 func (p *page) finish(size int64, err error) {
 	p.once.Do(func() {
 		p.size, p.err = size, err
 		close(p.finished)
+		p.pages.end(p)
 		if err == nil && p.done != nil {
 			go p.done(p.hp.ElicitationID)
 		}
@@ -101,17 +104,20 @@ func (p *page) isFinished() bool {
 // owner, tool and input request, and for anonymous callers by session too.
 type pageKey struct {
 	owner   string
-	session *mcp.ServerSession
+	session any // the session's ID, or, for a session without one (stdio), the session
 	tool    string
 	id      string
 }
 
-// pages is a server's record of its pending upload pages, by file ID and by key.
+// pages is a server's record of its upload pages: the pending ones by file
+// ID, at most max of them; and by key, the pages of -32042 errors, pending
+// or uploaded and not yet taken by the retry.
 type pages struct {
-	mu    sync.Mutex
-	byID  map[string]*page
-	byKey map[pageKey]*page
-	max   int
+	mu      sync.Mutex
+	byID    map[string]*page
+	byKey   map[pageKey]*page
+	pending int // pages in byID whose wait is not over
+	max     int
 }
 
 func newPages(max int) *pages {
@@ -125,7 +131,8 @@ func (ps *pages) get(id string) *page {
 }
 
 // byKeyLive returns the page minted under key, unless it expired or its
-// upload failed.
+// upload failed. A page whose upload is done is returned once: the retry
+// that takes its file; a later call under the key gets a new page.
 func (ps *pages) byKeyLive(key pageKey, now time.Time) *page {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -133,16 +140,44 @@ func (ps *pages) byKeyLive(key pageKey, now time.Time) *page {
 	if p == nil || !now.Before(p.expires) || (p.isFinished() && p.err != nil) {
 		return nil
 	}
+	if p.isFinished() {
+		delete(ps.byKey, key)
+	}
 	return p
 }
+
+// end counts p as no longer pending (its wait is over), forgets it by key
+// unless its file waits for a retry to take it, and forgets it by file ID
+// after keptFinished, the time a retry has to see how the wait ended.
+func (ps *pages) end(p *page) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.pending--
+	if p.key != nil && p.err != nil && ps.byKey[*p.key] == p {
+		delete(ps.byKey, *p.key)
+	}
+	time.AfterFunc(keptFinished, func() {
+		ps.mu.Lock()
+		defer ps.mu.Unlock()
+		if ps.byID[p.id] == p {
+			delete(ps.byID, p.id)
+		}
+	})
+}
+
+// keptFinished is how long a page whose wait is over stays known by its
+// file ID: for a retry that comes after the upload ended (in failure too).
+const keptFinished = 2 * time.Minute
 
 // add records p until it expires, unless max pages are pending.
 func (ps *pages) add(p *page, now time.Time) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if len(ps.byID) >= ps.max {
+	if ps.pending >= ps.max {
 		return fmt.Errorf("the server has %d upload pages pending, its limit; try again when some have been used or have expired", ps.max)
 	}
+	p.pages = ps
+	ps.pending++
 	ps.byID[p.id] = p
 	if p.key != nil {
 		ps.byKey[*p.key] = p
@@ -158,16 +193,32 @@ func (ps *pages) add(p *page, now time.Time) error {
 		p.finish(0, errPageExpired)
 		ps.mu.Lock()
 		defer ps.mu.Unlock()
-		if ps.byID[p.id] == p {
-			delete(ps.byID, p.id)
-		}
-		if p.key != nil && ps.byKey[*p.key] == p {
+		if p.key != nil && ps.byKey[*p.key] == p { // uploaded, and never taken
 			delete(ps.byKey, *p.key)
 		}
 	}
 	time.AfterFunc(p.expires.Sub(now)+time.Minute, drop)
 	return nil
 }
+
+// ClosePage ends the wait for the page whose state is given: the person
+// declined (see hook.Resolver).
+func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state string) {
+	c := r.c
+	owner, err := c.owner(extra)
+	if err != nil {
+		return
+	}
+	ref, err := c.Keys.ParseFileURI(state, owner, c.Now())
+	if err != nil || ref.Host != c.Host {
+		return
+	}
+	if p := c.pages.get(ref.FileID); p != nil {
+		p.finish(0, errPageClosed)
+	}
+}
+
+var errPageClosed = errors.New("the person declined to upload a file through the page")
 
 var errPageExpired = errors.New("no file was uploaded through the upload page before it expired; ask for the file again")
 
@@ -182,8 +233,12 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk *hoo
 	var key *pageKey
 	if hk != nil {
 		key = &pageKey{owner: owner, tool: hk.Tool, id: hk.ID}
-		if owner == "" { // anonymous: only the session tells callers apart
-			key.session = hk.Session
+		if owner == "" && hk.Session != nil { // anonymous: only the session tells callers apart
+			if sid := hk.Session.ID(); sid != "" {
+				key.session = sid // not the session itself, which the page would keep alive
+			} else {
+				key.session = hk.Session
+			}
 		}
 		if p := c.pages.byKeyLive(*key, now); p != nil {
 			hp := p.hp
@@ -244,6 +299,14 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state
 			t := time.NewTicker(progressEvery)
 			defer t.Stop()
 			tick = t.C
+		}
+	}
+	if p == nil { // minted by another replica, or long done: the store knows
+		if m, err := c.Store.Stat(ctx, ref.FileID); err == nil {
+			if progress != nil {
+				progress(m.Size, max(m.Size, 1))
+			}
+			return state, nil
 		}
 	}
 	poll := time.NewTicker(pagePoll)

@@ -471,7 +471,54 @@ func TestUploadPageRequired(t *testing.T) {
 			if a := answerOf(t, res); a.Size != int64(len(pageText)) || a.SHA256 != digest(pageText) {
 				t.Errorf("answer %+v, want the text file", a)
 			}
+			// The file went to that retry: the next call asks anew.
+			if e3 := required(); e3.URL == e1.URL {
+				t.Error("a call after the retry got the used page again")
+			}
 		})
+	}
+}
+
+// TestUploadPageLimit: MaxPages bounds the pages waiting at once; a page
+// stops counting when its file is uploaded or the person declines.
+func TestUploadPageLimit(t *testing.T) {
+	s := pageServer(t, transfer.Options{MaxPages: 1}, nil)
+	var p person
+	upload := inMemory(t, s, urlClient("accept", &p, func(e *mcp.ElicitParams) {
+		uploadThroughPage(t, e.URL, "notes.txt", "text/plain", pageText)
+	}), "2026-07-28")
+	decline := inMemory(t, s, urlClient("decline", &p, nil), "2025-11-25")
+	for i, cs := range []*mcp.ClientSession{upload, upload, decline, decline, upload} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Errorf("call %d: %s", i+1, mcptest.Text(t, res))
+		}
+	}
+	// One page waiting: the next one is refused, with the reason.
+	waiting := pageServer(t, transfer.Options{MaxPages: 1}, nil)
+	held := inMemory(t, waiting, urlClient("accept", &person{}, nil), "2025-11-25")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go held.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}}) // waits for an upload
+	other := inMemory(t, waiting, urlClient("accept", &person{}, nil), "2026-07-28")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		octx, ocancel := context.WithTimeout(t.Context(), 5*time.Second) // a page minted would wait for ever
+		res, err := other.CallTool(octx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		ocancel()
+		if err != nil {
+			t.Fatalf("a second page while one waits: %v, want the limit's error", err)
+		}
+		if res.IsError && strings.Contains(mcptest.Text(t, res), "upload pages pending, its limit") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a second page while one waits: %s, want the limit's error", mcptest.Text(t, res))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -81,6 +81,11 @@ type Resolver interface {
 	// expired unused, an upload that broke off) is an error written for
 	// the model.
 	AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state string, progress func(received, total int64)) (uri string, err error)
+
+	// ClosePage tells the resolver that no one will wait for the page
+	// whose State is state (the person declined): it stops counting as
+	// pending. A state that is not the caller's is ignored.
+	ClosePage(ctx context.Context, extra *mcp.RequestExtra, state string)
 }
 
 // A PageKey names the upload page one ElicitUpload asks with, so that the
