@@ -1,4 +1,4 @@
-// sdkclient.mjs is what upload.mjs and download.mjs share: an official
+// sdkclient.mjs is what upload.mjs, download.mjs and archive.mjs share: an official
 // TypeScript SDK client over streamable HTTP that can send the SEP-2631
 // requests no SDK has a schema for, and the end of a run.
 

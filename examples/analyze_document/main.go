@@ -2,10 +2,13 @@
 // as SEP-2631 uploads and downloads: its analyze_document tool takes a PDF
 // or text file of up to 1 GiB that the client uploads
 // (files/authorizeUpload, then a multipart POST beside the MCP connection),
-// read_text a text file of up to 5 MiB, inline or uploaded, and
+// read_text a text file of up to 5 MiB, inline or uploaded,
 // export_report returns a text file of up to 256 MiB that the client
-// downloads (files/authorizeDownload, then a GET). It serves streamable
-// HTTP only: MCP at /mcp, uploads and downloads under -public-url.
+// downloads (files/authorizeDownload, then a GET), and import_archive asks
+// the person using the client for a file of up to 2 GiB through an upload
+// page in their browser (a URL-mode elicitation). It serves streamable
+// HTTP only: MCP at /mcp, uploads, downloads and upload pages under
+// -public-url.
 //
 //	go run ./examples/analyze_document -http 127.0.0.1:8080
 //	MCPFILE_TRANSFER_KEY=$(openssl rand -hex 32) go run ./examples/analyze_document -http 127.0.0.1:8080 -store ./uploads
@@ -14,7 +17,9 @@
 //
 // -public-url is the URL at which clients reach the transfer endpoints'
 // directory; uploads go to it + "upload", downloads are GETs of it +
-// "download/<token>", and it is mounted on this server at the URL's path.
+// "download/<token>", upload pages are at it + "page/<token>" (opened in
+// the person's browser, which must reach it too), and it is mounted on
+// this server at the URL's path.
 // It defaults to http://<the -http address>/files/, which suits a client on
 // the same machine; behind a TLS proxy, set it to the proxy's https URL
 // (the proxy must forward paths unchanged).

@@ -9,7 +9,10 @@
 // the other way: it makes a text file of up to 256 MiB, streamed into the
 // store, which the client fetches with files/authorizeDownload and an HTTP
 // GET (or, without files.download, receives embedded or as a
-// resource_link).
+// resource_link). Its import_archive tool takes no arguments: it asks the
+// person using the client for a file of any type, up to 2 GiB, through an
+// upload page in their browser (runtime.ElicitUpload, a URL-mode
+// elicitation), and answers with its size and SHA-256, read the same way.
 package analyzedoc
 
 //go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen
@@ -65,7 +68,9 @@ type Options struct {
 	// PublicURL is the URL at which clients reach the transfer endpoints'
 	// directory, such as "https://files.example.com/files/": uploads go to
 	// PublicURL + "upload", downloads are GETs of PublicURL +
-	// "download/<token>" (see transfer.Options.PublicURL).
+	// "download/<token>", and import_archive's upload pages are at
+	// PublicURL + "page/<token>", opened in the person's browser (see
+	// transfer.Options.PublicURL).
 	PublicURL string
 	// Keys sign upload tokens and file URIs. Nil means a random key: uploads
 	// then work with this process only, and its file URIs stop verifying
@@ -82,8 +87,8 @@ type Options struct {
 
 // NewServer returns the analyze_document server, which serves
 // files/authorizeUpload and files/authorizeDownload and resolves the file
-// URIs it hands out, and the handler of its transfer endpoints (upload and
-// download), to mount where o.PublicURL reaches it.
+// URIs it hands out, and the handler of its transfer endpoints (upload,
+// download and upload pages), to mount where o.PublicURL reaches it.
 // It fails when o.PublicURL is not an absolute http(s) URL, or the default
 // store cannot be made.
 func NewServer(o Options) (*mcp.Server, http.Handler, error) {
@@ -105,18 +110,31 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 	}
 	runtime.AddTool(s, AnalyzeTool, Analyze)
 	runtime.AddTool(s, ReadTextTool, ReadText)
-	mcp.AddTool(s, ExportTool, ExportReport) // no file argument: the SDK's AddTool
+	mcp.AddTool(s, ExportTool, ExportReport)  // no file argument: the SDK's AddTool
+	mcp.AddTool(s, ImportTool, ImportArchive) // no argument; its file comes through an upload page
 	return s, files, nil
 }
 
 // Handler returns what the command serves over HTTP: the MCP endpoint at
 // [MCPPath], for both protocol generations (serve.Handler, with request
-// bodies of up to [MaxRequestBytes]), and the transfer endpoints (upload
-// and download) under the path of o.PublicURL (so a proxy in front must
-// forward paths unchanged). An upload is not cut by the server's
-// ReadTimeout while its bytes keep coming: the upload endpoint moves the
-// read deadline with each read (transfer.UploadOptions.IdleTimeout); the
-// server sets no WriteTimeout, so neither is a long download.
+// bodies of up to [MaxRequestBytes]), and the transfer endpoints (upload,
+// download and upload pages) under the path of o.PublicURL (so a proxy in
+// front must forward paths unchanged). An upload is not cut by the
+// server's ReadTimeout while its bytes keep coming: the upload endpoint
+// moves the read deadline with each read
+// (transfer.UploadOptions.IdleTimeout); the server sets no WriteTimeout,
+// so neither is a long download, nor a tools/call of import_archive that
+// waits while the person uploads.
+//
+// serve.Handler sends 2026-07-28 requests to a stateless handler, where
+// each request is a session of its own. import_archive works there for a
+// client that declares elicitation.url (the page comes back as an input
+// request, and the retry carries what it needs in requestState), but not
+// for one that does not: the -32042 error's retry is a new session, which
+// finds no page of the first call and gets a new one, and
+// notifications/elicitation/complete has no session to go to. Such a
+// client must declare elicitation.url or speak 2025-11-25, whose sessions
+// are kept.
 func Handler(o Options) (http.Handler, error) {
 	u, err := url.Parse(o.PublicURL)
 	if err != nil {
@@ -153,7 +171,9 @@ func Handler(o Options) (http.Handler, error) {
 
 // MaxRequestBytes is the request body limit the server needs: read_text's
 // inline 5 MiB is about 7 MB of base64; analyze_document's argument is a
-// file URI whatever the file's size.
+// file URI whatever the file's size; export_report's and import_archive's
+// arguments hold no file (import_archive's 2 GiB comes through the upload
+// page, and the elicitation's answer in a message is only its action).
 func MaxRequestBytes() (int64, error) {
 	return runtime.MaxRequestBytes(AnalyzeArgs{}.MCPSchema(), ReadTextArgs{}.MCPSchema())
 }

@@ -16,3 +16,12 @@ type ReadTextArgs struct {
 	// or uploaded out of band.
 	Text runtime.File `json:"text" mcpfile:"accept=text/plain,maxSize=5MiB,transfer=inline|upload"`
 }
+
+// ArchiveUpload is what the import_archive tool asks the person for,
+// through an upload page in their browser (runtime.ElicitUpload): it is
+// no tool's argument, so its file never travels in an MCP message.
+type ArchiveUpload struct {
+	// Archive is the file to import: any type, of up to 2 GiB, chosen by
+	// the person on the upload page and sent from their browser.
+	Archive runtime.File `json:"archive" mcpfile:"maxSize=2GiB"`
+}

@@ -21,6 +21,8 @@ var ExportTool = &mcp.Tool{
 		"It comes back as a SEP-2631 file: a file content block and structuredContent.report, whose mcp-file: URI " +
 		"files/authorizeDownload turns into a download URL. A client that did not declare files.download gets " +
 		"the file embedded (up to 1 MiB) or a resource_link instead of the file block.",
+	// The schema mcpfilegen wrote for Export, whose report is a FileValue.
+	OutputSchema: Export{}.MCPSchema(),
 }
 
 // ExportArgs are the arguments of the export_report tool. It takes no

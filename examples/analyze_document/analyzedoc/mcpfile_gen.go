@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
 )
 
 // The runtime package must accept code generated for version 4: if it does not,
@@ -75,6 +76,122 @@ func (t *AnalyzeArgs) UnmarshalJSON(b []byte) error {
 	type AnalyzeArgs mcpfileStructAnalyzeArgs_changed_run_go_generate
 	return mcpfileObjectAnalyzeArgs.Unmarshal(b, (*AnalyzeArgs)(t), mcpfileimpl.Into(&t.Document))
 }
+
+// If this fails to compile, ArchiveUpload changed since mcpfilegen ran: run go generate.
+var _ ArchiveUpload = mcpfileStructArchiveUpload_changed_run_go_generate{}
+
+type mcpfileStructArchiveUpload_changed_run_go_generate = struct {
+	Archive runtime.File `json:"archive" mcpfile:"maxSize=2GiB"`
+}
+
+// MCPSchema returns the JSON Schema of ArchiveUpload, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (ArchiveUpload) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaArchiveUpload)
+}
+
+const mcpfileSchemaArchiveUpload = `{
+  "properties": {
+    "archive": {
+      "type": "string",
+      "format": "uri",
+      "description": "Archive is the file to import: any type, of up to 2 GiB, chosen by the person on the upload page and sent from their browser.",
+      "x-mcp-file": {
+        "maxSize": 2147483648
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "archive"
+  ],
+  "description": "ArchiveUpload is what the import_archive tool asks the person for, through an upload page in their browser (runtime.ElicitUpload): it is no tool's argument, so its file never travels in an MCP message."
+}`
+
+var mcpfileObjectArchiveUpload = mcpfileimpl.NewObject(mcpfileSchemaArchiveUpload, []string{"archive"}, []string{"archive"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *ArchiveUpload) UnmarshalJSON(b []byte) error {
+	type ArchiveUpload mcpfileStructArchiveUpload_changed_run_go_generate
+	return mcpfileObjectArchiveUpload.Unmarshal(b, (*ArchiveUpload)(t), mcpfileimpl.Into(&t.Archive))
+}
+
+// If this fails to compile, Export changed since mcpfilegen ran: run go generate.
+var _ Export = mcpfileStructExport_changed_run_go_generate{}
+
+type mcpfileStructExport_changed_run_go_generate = struct {
+	Report transfer.FileValue `json:"report" jsonschema:"the report: its mcp-file URI (for files/authorizeDownload), name, media type, size and SHA-256 digest"`
+}
+
+// MCPSchema returns the JSON Schema of Export, computed by mcpfilegen,
+// for mcp.Tool.OutputSchema (runtime.AddTool takes it when the tool's output is Export).
+func (Export) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaExport)
+}
+
+const mcpfileSchemaExport = `{
+  "properties": {
+    "report": {
+      "properties": {
+        "uri": {
+          "type": "string",
+          "description": "the file's URI (mcp-file:), for files/authorizeDownload"
+        },
+        "name": {
+          "type": "string",
+          "description": "the file's name"
+        },
+        "mimeType": {
+          "type": "string",
+          "description": "the file's media type"
+        },
+        "size": {
+          "description": "the file's size in bytes",
+          "type": [
+            "null",
+            "integer"
+          ]
+        },
+        "digest": {
+          "properties": {
+            "algorithm": {
+              "type": "string",
+              "description": "the digest's algorithm: sha-256"
+            },
+            "value": {
+              "type": "string",
+              "description": "the digest, base64url without padding"
+            }
+          },
+          "additionalProperties": false,
+          "required": [
+            "algorithm",
+            "value"
+          ],
+          "description": "the digest of the file's bytes",
+          "type": [
+            "null",
+            "object"
+          ]
+        }
+      },
+      "additionalProperties": false,
+      "type": "object",
+      "required": [
+        "uri"
+      ],
+      "description": "the report: its mcp-file URI (for files/authorizeDownload), name, media type, size and SHA-256 digest"
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "report"
+  ],
+  "description": "Export is the structured answer of export_report."
+}`
 
 // If this fails to compile, ReadTextArgs changed since mcpfilegen ran: run go generate.
 var _ ReadTextArgs = mcpfileStructReadTextArgs_changed_run_go_generate{}
