@@ -425,7 +425,11 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 		c.pageProblem(w, r, http.StatusForbidden, "This form was sent from another site. Use the upload page the application gave you.", "")
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, c.publicOrigin) {
+	// A browser sends "Origin: null" for the page's own plain form post,
+	// since the page's Referrer-Policy is no-referrer (the Fetch standard's
+	// origin serialization); Sec-Fetch-Site, where sent, tells it apart
+	// from an opaque origin elsewhere (cross-site), refused above.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && !strings.EqualFold(o, c.publicOrigin) {
 		c.pageProblem(w, r, http.StatusForbidden, "This form was sent from another site. Use the upload page the application gave you.", "")
 		return
 	}
@@ -753,7 +757,9 @@ func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // The page's markup. Its script and style are constants, allowed by hash
 // in the Content-Security-Policy; what varies (the limits) is in data-
-// attributes, which html/template escapes.
+// attributes, which html/template escapes. They hold no comments, which
+// html/template drops from scripts and styles: the page would then not
+// carry the text that was hashed.
 type pageData struct {
 	Message    string
 	Action     string
@@ -789,19 +795,23 @@ const pageScript = `(function () {
   function accepted(file) {
     if (!accept.length || !file.type) { return true; }
     var name = file.name.toLowerCase(), type = file.type.toLowerCase();
+    var major = type.split('/')[0] + '/';
     return accept.some(function (a) {
       if (a === '*/*') { return true; }
       if (a.charAt(0) === '.') { return name.slice(-a.length) === a; }
-      if (a.slice(-2) === '/*') { return type.indexOf(a.slice(0, -1)) === 0; }
-      return type === a;
+      return type.indexOf(a.split('/')[0] + '/') === 0 || a.indexOf(major) === 0;
     });
+  }
+  function over(n) {
+    var a = size(n), b = size(max);
+    return a === b ? n + ' bytes, larger than the limit of ' + max + ' bytes' : a + ', larger than the limit of ' + b;
   }
   input.addEventListener('change', function () { say(''); });
   form.addEventListener('submit', function (e) {
     e.preventDefault();
     var file = input.files[0];
     if (!file) { say('Choose a file first.', 'error'); return; }
-    if (file.size > max) { say(file.name + ' is ' + size(file.size) + ', larger than the limit of ' + size(max) + '. Choose a smaller file.', 'error'); return; }
+    if (file.size > max) { say(file.name + ' is ' + over(file.size) + '. Choose a smaller file.', 'error'); return; }
     if (!accepted(file)) { say(file.name + ' is not one of the accepted types. Choose another file.', 'error'); return; }
     var xhr = new XMLHttpRequest();
     xhr.open('POST', form.action);

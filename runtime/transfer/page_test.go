@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -710,6 +711,18 @@ func TestUploadPageMarkup(t *testing.T) {
 			t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
 		}
 	}
+	// The page's own script and style are the ones the policy allows.
+	for _, el := range []struct{ tag, directive string }{{"script", "script-src"}, {"style", "style-src"}} {
+		m := regexp.MustCompile(`(?s)<` + el.tag + `>(.*?)</` + el.tag + `>`).FindStringSubmatch(f.html)
+		if m == nil {
+			t.Errorf("the page has no <%s>", el.tag)
+			continue
+		}
+		sum := sha256.Sum256([]byte(m[1]))
+		if want := el.directive + " 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, want) {
+			t.Errorf("Content-Security-Policy %q does not allow the page's <%s> (want %q)", csp, el.tag, want)
+		}
+	}
 	if f.header.Get("Referrer-Policy") != "no-referrer" || f.header.Get("Cache-Control") != "no-store" {
 		t.Errorf("headers %v", f.header)
 	}
@@ -776,5 +789,47 @@ func TestElicitUploadMisuse(t *testing.T) {
 				t.Errorf("%s, want an error with %q", mcptest.Text(t, res), c.want)
 			}
 		})
+	}
+}
+
+// TestUploadPageOrigin: the page's own plain form post comes with "Origin:
+// null" (its Referrer-Policy is no-referrer) and is taken; a post that the
+// browser says came from another site is refused, whatever its Origin.
+func TestUploadPageOrigin(t *testing.T) {
+	cases := []struct {
+		origin, site string
+		want         int
+	}{
+		{"null", "cross-site", http.StatusForbidden},
+		{"null", "same-site", http.StatusForbidden},
+		{"https://evil.example", "", http.StatusForbidden},
+		{"null", "same-origin", http.StatusCreated},
+	}
+	pageURL, out := pendingPage(t, transfer.Options{})
+	_, f := openPage(t, pageURL)
+	for _, c := range cases {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("token", f.token)
+		fw, _ := mw.CreateFormFile("file", "notes.txt")
+		fw.Write(pageText)
+		mw.Close()
+		req, _ := http.NewRequest(http.MethodPost, f.action, &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Origin", c.origin)
+		if c.site != "" {
+			req.Header.Set("Sec-Fetch-Site", c.site)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("Origin %s, Sec-Fetch-Site %q: %d, want %d", c.origin, c.site, res.StatusCode, c.want)
+		}
+	}
+	if a := answerOf(t, <-out); a.Size != int64(len(pageText)) {
+		t.Errorf("answer %+v", a)
 	}
 }
