@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -116,10 +117,13 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		ans.Action = Accept
 		return ans, nil
 	}
+	key := hook.PageKey{Session: req.Session, Tool: req.Params.Name, ID: id, Form: fmt.Sprintf("%T\n%s", *new(T), message)}
 	params := func(p hook.Page) *mcp.ElicitParams {
 		return &mcp.ElicitParams{Mode: "url", Message: message, URL: p.URL, ElicitationID: p.ElicitationID}
 	}
-	newPage := func(key *hook.PageKey, done func(string)) (hook.Page, error) {
+	newPage := func(reuse bool, done func(string)) (hook.Page, error) {
+		key := key
+		key.Reuse = reuse
 		p, err := r.NewPage(ctx, extra, key, pf.file, message, done)
 		if err != nil {
 			return p, fmt.Errorf("asking the user for a file: %w", err)
@@ -145,15 +149,16 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			if !ok {
 				return ans, nil, fmt.Errorf("the retry of this call does not carry the upload page's state (requestState) that the server returned with input request %q; call the tool again without inputResponses", id)
 			}
-			uri, err := r.AwaitPage(ctx, extra, state, progress)
+			uri, err := r.AwaitPage(ctx, extra, key, state, progress)
 			if err != nil {
+				r.ClosePage(context.WithoutCancel(ctx), extra, state) // the call is over
 				return ans, nil, err
 			}
 			ans, err = accepted(uri)
 			return ans, nil, err
 		}
 		if urlElicitation(ip) {
-			p, err := newPage(nil, nil)
+			p, err := newPage(false, nil)
 			if err != nil {
 				return ans, nil, err
 			}
@@ -164,10 +169,18 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		}
 	} else if urlElicitation(ip) {
 		// Older protocols: elicitation/create, then wait for the upload.
-		p, err := newPage(nil, nil)
+		// The page is this call's alone: when the call ends without its
+		// file, the page ends too.
+		p, err := newPage(false, nil)
 		if err != nil {
 			return ans, nil, err
 		}
+		uploaded := false
+		defer func() {
+			if !uploaded {
+				r.ClosePage(context.WithoutCancel(ctx), extra, p.State)
+			}
+		}()
 		er, err := req.Session.Elicit(ctx, params(p))
 		if err == nil && er == nil {
 			err = errors.New("no answer")
@@ -176,13 +189,13 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			return ans, nil, fmt.Errorf("asking the user for a file: %w", safeError(err))
 		}
 		if done, err := answered(&ans, er); done || err != nil {
-			r.ClosePage(ctx, extra, p.State)
 			return ans, nil, err
 		}
-		uri, err := r.AwaitPage(ctx, extra, p.State, progress)
+		uri, err := r.AwaitPage(ctx, extra, key, p.State, progress)
 		if err != nil {
 			return ans, nil, err
 		}
+		uploaded = true
 		// The out-of-band part is over, whatever the checks say next.
 		req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: p.ElicitationID})
 		ans, err = accepted(uri)
@@ -191,16 +204,17 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 
 	// No URL-mode elicitation: -32042 with the page, and the file on the
 	// retry in the same session, which finds the same page.
-	ss := req.Session
-	key := &hook.PageKey{Session: ss, Tool: req.Params.Name, ID: id}
-	p, err := newPage(key, func(elicitationID string) {
-		ss.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: elicitationID})
+	ss := weak.Make(req.Session) // the page need not keep the session alive
+	p, err := newPage(true, func(elicitationID string) {
+		if s := ss.Value(); s != nil {
+			s.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: elicitationID})
+		}
 	})
 	if err != nil {
 		return ans, nil, err
 	}
 	if p.Done {
-		uri, err := r.AwaitPage(ctx, extra, p.State, progress)
+		uri, err := r.AwaitPage(ctx, extra, key, p.State, progress)
 		if err != nil {
 			return ans, nil, err
 		}
@@ -238,10 +252,15 @@ func progressReporter(ctx context.Context, req *mcp.CallToolRequest) func(receiv
 	if tok == nil {
 		return nil
 	}
-	var last int64
+	var last int64 = -1
 	return func(received, total int64) {
-		if received < last {
-			return
+		final := total == received // AwaitPage's last call: the whole file
+		if received <= last {
+			if !final {
+				return
+			}
+			received = last + 1 // always one at the end, and never the same value twice
+			total = received
 		}
 		last = received
 		req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{

@@ -2,8 +2,10 @@ package transfer
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -18,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -45,9 +48,12 @@ import (
 const (
 	// DefaultPageTTL is how long an upload page may be used.
 	DefaultPageTTL = time.Hour
-	// DefaultMaxPages bounds the upload pages a server has pending at
-	// once: minted, and neither used, declined nor expired.
+	// DefaultMaxPages bounds the upload pages a server has waiting for a
+	// file at once: minted, and neither used, declined nor expired.
 	DefaultMaxPages = 1024
+	// DefaultMaxPagesPerCaller bounds those of one caller: a principal, or,
+	// without auth, a session.
+	DefaultMaxPagesPerCaller = 16
 	// PagePath is the path segment of upload pages, under
 	// [Options.PublicURL]: GET PublicURL/page/<token> shows a page, and its
 	// form posts to PublicURL/page.
@@ -68,6 +74,12 @@ type page struct {
 	total   int64                      // the most bytes the page takes
 	expires time.Time                  // the page's token expires
 	done    func(elicitationID string) // called once on success; nil for none
+	caller  caller
+	// uploadDeadline is when an upload that started in time is cut: the
+	// page's expiry plus another PageTTL.
+	uploadDeadline time.Time
+	timer          *time.Timer // ends the page at expiry; guarded by pages.mu
+	endedAt        time.Time   // when its wait ended; guarded by pages.mu
 
 	received  atomic.Int64 // bytes of the upload in progress
 	uploading atomic.Int32 // uploads in progress
@@ -83,10 +95,11 @@ type page struct {
 func (p *page) finish(size int64, err error) {
 	p.once.Do(func() {
 		p.size, p.err = size, err
+		done := p.done
 		close(p.finished)
 		p.pages.end(p)
-		if err == nil && p.done != nil {
-			go p.done(p.hp.ElicitationID)
+		if err == nil && done != nil {
+			go done(p.hp.ElicitationID)
 		}
 	})
 }
@@ -100,28 +113,56 @@ func (p *page) isFinished() bool {
 	}
 }
 
-// A pageKey finds the page of a call's retry after a -32042 error: by
-// owner, tool and input request, and for anonymous callers by session too.
-type pageKey struct {
+// A caller is who asks for pages: the principal, or, for anonymous
+// callers, the session (its ID, or, for a session without one, such as
+// stdio's, the session itself).
+type caller struct {
 	owner   string
-	session any // the session's ID, or, for a session without one (stdio), the session
-	tool    string
-	id      string
+	session any // "" , the session's ID, or a weak.Pointer to it
+}
+
+// A pageKey finds the page of a call's retry after a -32042 error: the
+// caller, the tool, the input request and what it asks for.
+type pageKey struct {
+	caller
+	tool, id, form string
 }
 
 // pages is a server's record of its upload pages: the pending ones by file
-// ID, at most max of them; and by key, the pages of -32042 errors, pending
-// or uploaded and not yet taken by the retry.
+// ID, at most max of them and perCaller of one caller's; and by key, the
+// pages of -32042 errors, pending or uploaded and not yet taken by the
+// retry. A page whose wait ended stays known by file ID for keptFinished.
 type pages struct {
-	mu      sync.Mutex
-	byID    map[string]*page
-	byKey   map[pageKey]*page
-	pending int // pages in byID whose wait is not over
-	max     int
+	mu        sync.Mutex
+	byID      map[string]*page
+	byKey     map[pageKey]*page
+	pending   int            // pages whose wait is not over
+	byCaller  map[caller]int // of those, each caller's
+	ended     []*page        // the others, oldest first, for keptFinished: at most 4×max, or 4096
+	max       int
+	perCaller int
 }
 
-func newPages(max int) *pages {
-	return &pages{byID: map[string]*page{}, byKey: map[pageKey]*page{}, max: max}
+func newPages(max, perCaller int) *pages {
+	return &pages{byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, max: max, perCaller: perCaller}
+}
+
+// forget drops the ended pages older than keptFinished, and the oldest
+// beyond 4×max (or 4096). Call with ps.mu held.
+func (ps *pages) forget(now time.Time) {
+	n := 0
+	for n < len(ps.ended) && (len(ps.ended)-n > max(4*ps.max, 4096) || now.Sub(ps.ended[n].endedAt) > keptFinished) {
+		p := ps.ended[n]
+		if ps.byID[p.id] == p {
+			delete(ps.byID, p.id)
+		}
+		if p.key != nil && ps.byKey[*p.key] == p {
+			delete(ps.byKey, *p.key)
+		}
+		ps.ended[n] = nil
+		n++
+	}
+	ps.ended = ps.ended[n:]
 }
 
 func (ps *pages) get(id string) *page {
@@ -131,17 +172,17 @@ func (ps *pages) get(id string) *page {
 }
 
 // byKeyLive returns the page minted under key, unless it expired or its
-// upload failed. A page whose upload is done is returned once: the retry
-// that takes its file; a later call under the key gets a new page.
+// upload failed. A page whose upload is done is found for keptFinished
+// after the upload: by the retry that takes its file, and by the retries
+// after it (a handler that asks for two files runs from the top each
+// time); a later call gets a new page.
 func (ps *pages) byKeyLive(key pageKey, now time.Time) *page {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	ps.forget(time.Now())
 	p := ps.byKey[key]
 	if p == nil || !now.Before(p.expires) || (p.isFinished() && p.err != nil) {
 		return nil
-	}
-	if p.isFinished() {
-		delete(ps.byKey, key)
 	}
 	return p
 }
@@ -153,51 +194,58 @@ func (ps *pages) end(p *page) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.pending--
+	if ps.byCaller[p.caller]--; ps.byCaller[p.caller] <= 0 {
+		delete(ps.byCaller, p.caller)
+	}
+	if p.timer != nil {
+		p.timer.Stop()
+	}
 	if p.key != nil && p.err != nil && ps.byKey[*p.key] == p {
 		delete(ps.byKey, *p.key)
 	}
-	time.AfterFunc(keptFinished, func() {
-		ps.mu.Lock()
-		defer ps.mu.Unlock()
-		if ps.byID[p.id] == p {
-			delete(ps.byID, p.id)
-		}
-	})
+	p.done = nil // what it holds need not outlive the wait
+	p.endedAt = time.Now()
+	ps.ended = append(ps.ended, p)
+	ps.forget(p.endedAt)
 }
 
-// keptFinished is how long a page whose wait is over stays known by its
-// file ID: for a retry that comes after the upload ended (in failure too).
+// keptFinished is how long a page whose wait is over stays known: for a
+// retry that comes after the upload ended (in failure too), and for the
+// page to answer a late post with 410.
 const keptFinished = 2 * time.Minute
 
-// add records p until it expires, unless max pages are pending.
+// add records p until it expires, unless max pages, or perCaller pages of
+// p's caller, are pending.
 func (ps *pages) add(p *page, now time.Time) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	ps.forget(time.Now())
 	if ps.pending >= ps.max {
-		return fmt.Errorf("the server has %d upload pages pending, its limit; try again when some have been used or have expired", ps.max)
+		return fmt.Errorf("the server has %d upload pages waiting for a file, its limit; try again when some have been used or have expired", ps.max)
+	}
+	if ps.byCaller[p.caller] >= ps.perCaller {
+		return fmt.Errorf("this caller has %d upload pages waiting for a file, the limit per caller; use or decline one first", ps.perCaller)
 	}
 	p.pages = ps
 	ps.pending++
+	ps.byCaller[p.caller]++
 	ps.byID[p.id] = p
 	if p.key != nil {
 		ps.byKey[*p.key] = p
 	}
-	// Dropped when it has expired and no upload is in flight: a minute
-	// after, for the waiter to see the end.
+	// It ends when it has expired, once no upload is in flight, and an
+	// upload may go on at most until its deadline.
 	var drop func()
 	drop = func() {
-		if p.uploading.Load() > 0 {
-			time.AfterFunc(time.Minute, drop)
+		if p.uploading.Load() > 0 && time.Now().Before(p.uploadDeadline) {
+			ps.mu.Lock()
+			p.timer = time.AfterFunc(time.Minute, drop)
+			ps.mu.Unlock()
 			return
 		}
 		p.finish(0, errPageExpired)
-		ps.mu.Lock()
-		defer ps.mu.Unlock()
-		if p.key != nil && ps.byKey[*p.key] == p { // uploaded, and never taken
-			delete(ps.byKey, *p.key)
-		}
 	}
-	time.AfterFunc(p.expires.Sub(now)+time.Minute, drop)
+	p.timer = time.AfterFunc(p.expires.Sub(now)+time.Minute, drop)
 	return nil
 }
 
@@ -218,28 +266,31 @@ func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state
 	}
 }
 
+const pageGone = "This upload page is no longer waiting for a file (it was declined, or its request ended). Go back to the application that asked for it."
+
 var errPageClosed = errors.New("the person declined to upload a file through the page")
 
 var errPageExpired = errors.New("no file was uploaded through the upload page before it expired; ask for the file again")
 
 // NewPage mints an upload page for the file d describes (see hook.Resolver).
-func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk *hook.PageKey, d descriptor.File, message string, done func(elicitationID string)) (hook.Page, error) {
+func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook.PageKey, d descriptor.File, message string, done func(elicitationID string)) (hook.Page, error) {
 	c := r.c
 	now := c.Now()
 	owner, err := c.owner(extra)
 	if err != nil {
 		return hook.Page{}, errors.New("the server cannot tell who is asking")
 	}
-	var key *pageKey
-	if hk != nil {
-		key = &pageKey{owner: owner, tool: hk.Tool, id: hk.ID}
-		if owner == "" && hk.Session != nil { // anonymous: only the session tells callers apart
-			if sid := hk.Session.ID(); sid != "" {
-				key.session = sid // not the session itself, which the page would keep alive
-			} else {
-				key.session = hk.Session
-			}
+	who := caller{owner: owner}
+	if owner == "" && hk.Session != nil { // anonymous: only the session tells callers apart
+		if sid := hk.Session.ID(); sid != "" {
+			who.session = sid
+		} else {
+			who.session = weak.Make(hk.Session) // a page does not keep its session alive
 		}
+	}
+	var key *pageKey
+	if hk.Reuse {
+		key = &pageKey{caller: who, tool: hk.Tool, id: hk.ID, form: hk.Form}
 		if p := c.pages.byKeyLive(*key, now); p != nil {
 			hp := p.hp
 			hp.Done = p.isFinished()
@@ -251,8 +302,11 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk *hoo
 		return hook.Page{}, fmt.Errorf("the accept list %q cannot go on an upload page (at most %d bytes of printable ASCII)", accept, token.MaxMediaTypeLen)
 	}
 	total := d.Limit(runtime.DefaultMaxSize)
+	if c.usage != nil && total > c.Quota {
+		return hook.Page{}, fmt.Errorf("the file may be up to %d bytes, more than the %d bytes of uploaded files a caller may hold (transfer.Options.Quota): raise the quota, or lower the form's maxSize", total, c.Quota)
+	}
 	expires := now.Add(c.PageTTL).Truncate(time.Second)
-	id := token.NewFileID()
+	id := pageFileID(hk.Tool, hk.ID)
 	tok, err := c.Keys.Sign(token.Claims{
 		Purpose: token.PurposePage, FileID: id, Owner: owner, Size: total,
 		MediaType: accept, Name: cutUTF8(strings.ToValidUTF8(message, "\uFFFD"), token.MaxNameLen), Expires: expires,
@@ -265,7 +319,8 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk *hoo
 		return hook.Page{}, fmt.Errorf("signing the upload page's file URI: %w", err)
 	}
 	p := &page{
-		id: id, key: key, total: total, expires: expires, done: done, finished: make(chan struct{}),
+		id: id, key: key, caller: who, total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
+		done: done, finished: make(chan struct{}),
 		hp: hook.Page{URL: c.pageURL + tok, ElicitationID: id, State: uri},
 	}
 	if err := c.pages.add(p, now); err != nil {
@@ -274,8 +329,32 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk *hoo
 	return p.hp, nil
 }
 
+// pageFileID returns a new file ID for an upload page of the input
+// request id of tool: "page_", a digest of the two, "_" and a random part.
+// The file URI of a page is the state its retry brings back: the prefix
+// keeps AwaitPage from taking an uploaded file's URI for one, and the
+// digest from taking the page of another tool or input request.
+func pageFileID(tool, id string) string {
+	return pagePrefix + pageBinding(tool, id) + "_" + rand.Text()
+}
+
+const pagePrefix = "page_"
+
+func pageBinding(tool, id string) string {
+	sum := sha256.Sum256([]byte(strconv.Quote(tool) + strconv.Quote(id)))
+	return hex.EncodeToString(sum[:8]) // no "_", which ends it in the ID
+}
+
+// pageOf reports whether the file ID fileID is of a page of the input
+// request id of tool.
+func pageOf(fileID, tool, id string) bool {
+	rest, ok := strings.CutPrefix(fileID, pagePrefix)
+	b, _, ok2 := strings.Cut(rest, "_")
+	return ok && ok2 && b == pageBinding(tool, id)
+}
+
 // AwaitPage waits for the upload of the page whose state is given (see hook.Resolver).
-func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state string, progress func(received, total int64)) (string, error) {
+func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk hook.PageKey, state string, progress func(received, total int64)) (string, error) {
 	c := r.c
 	owner, err := c.owner(extra)
 	if err != nil {
@@ -285,8 +364,8 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state
 	switch {
 	case errors.Is(err, token.ErrExpired):
 		return "", errPageExpired
-	case err != nil || ref.Host != c.Host:
-		return "", errors.New("the upload page named in this call's requestState is not one this server gave this caller; call the tool again without it")
+	case err != nil || ref.Host != c.Host || !pageOf(ref.FileID, hk.Tool, hk.ID):
+		return "", errors.New("the upload page named in this call's requestState is not one this server gave this caller for this tool and input request; call the tool again without it")
 	}
 	pageExpires := ref.Expires.Add(-c.FileTTL)
 	p := c.pages.get(ref.FileID) // nil when another replica minted the page
@@ -304,7 +383,7 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state
 	if p == nil { // minted by another replica, or long done: the store knows
 		if m, err := c.Store.Stat(ctx, ref.FileID); err == nil {
 			if progress != nil {
-				progress(m.Size, max(m.Size, 1))
+				progress(m.Size, m.Size)
 			}
 			return state, nil
 		}
@@ -316,7 +395,7 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state
 	var reported int64
 	uploaded := func(size int64) (string, error) {
 		if progress != nil {
-			progress(size, max(size, 1))
+			progress(size, size)
 		}
 		return state, nil
 	}
@@ -341,8 +420,9 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state
 				c.ErrorLog.Printf("transfer: waiting for an upload page: store stat: %v", err)
 			}
 		case <-deadline.C:
-			if p != nil && p.uploading.Load() > 0 {
-				continue // an upload that started in time may end
+			if p != nil && p.uploading.Load() > 0 && c.Now().Before(p.uploadDeadline) {
+				deadline.Reset(time.Second) // an upload that started in time may end, by its deadline
+				continue
 			}
 			if m, err := c.Store.Stat(ctx, ref.FileID); err == nil {
 				return uploaded(m.Size)
@@ -359,12 +439,16 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 	pageHeaders(w)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		c.pageProblem(w, r, http.StatusMethodNotAllowed, "This address shows an upload page; it takes no "+r.Method+" requests.", "")
+		c.pageProblem(w, r, http.StatusMethodNotAllowed, "This address shows an upload page: open it in a browser.", "")
 		return
 	}
 	claims, rj := c.pageClaims(r, tok)
 	if rj != nil {
 		c.pageProblem(w, r, rj.status, rj.reason, "")
+		return
+	}
+	if p := c.pages.get(claims.FileID); p != nil && p.isFinished() && p.err != nil {
+		c.pageProblem(w, r, http.StatusGone, pageGone, "")
 		return
 	}
 	switch _, err := c.Store.Stat(r.Context(), claims.FileID); {
@@ -467,6 +551,9 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token.Claims, part *multipart.Part) (int64, *rejection) {
 	ctx := r.Context()
 	p := c.pages.get(claims.FileID) // nil when another replica minted the page
+	if p != nil && p.isFinished() && p.err != nil {
+		return 0, reject(http.StatusGone, pageGone)
+	}
 	if p != nil {
 		p.uploading.Add(1)
 		defer p.uploading.Add(-1)
@@ -486,12 +573,13 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 			return 0, c.pageInternal(r, "usage", err)
 		}
 		if used > c.Quota-claims.Size {
-			return 0, reject(http.StatusInsufficientStorage, fmt.Sprintf("The server holds too many of your files (%s of %s) to take one of up to %s. Try again later.", humanSize(used), humanSize(c.Quota), humanSize(claims.Size)))
+			return 0, reject(http.StatusInsufficientStorage, fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(used), humanSize(claims.Size), humanSize(c.Quota)))
 		}
 	}
 
 	// The first bytes decide the media type, before anything is stored.
-	body := &idleReader{r: part, rc: http.NewResponseController(w), idle: c.Upload.IdleTimeout}
+	var body io.Reader = &idleReader{r: part, rc: http.NewResponseController(w), idle: c.Upload.IdleTimeout}
+	body = &deadlineReader{r: body, now: c.Now, deadline: claims.Expires.Add(c.PageTTL)}
 	head, err := readHead(body, content.SniffLen)
 	if err != nil {
 		return 0, c.pageBrokeOff(p, r, int64(len(head)))
@@ -647,6 +735,21 @@ func copyAtMost(dst io.Writer, src io.Reader, limit int64, buf []byte) (n int64,
 	}
 }
 
+// A deadlineReader fails reads after deadline: an upload that started
+// before its page expired has until then to finish.
+type deadlineReader struct {
+	r        io.Reader
+	now      func() time.Time
+	deadline time.Time
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	if !d.now().Before(d.deadline) {
+		return 0, errors.New("the upload's deadline passed")
+	}
+	return d.r.Read(p)
+}
+
 // A countingWriter counts the bytes written through it into n.
 type countingWriter struct {
 	w io.Writer
@@ -752,8 +855,18 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// origin is the scheme://host of an absolute URL.
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+// origin is the scheme://host[:port] of an absolute URL as browsers send
+// it in Origin: lower-cased, without the scheme's default port.
+func origin(u *url.URL) string {
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == "" || (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		return u.Scheme + "://" + host
+	}
+	return u.Scheme + "://" + host + ":" + port
+}
 
 // The page's markup. Its script and style are constants, allowed by hash
 // in the Content-Security-Policy; what varies (the limits) is in data-

@@ -106,10 +106,14 @@ type Options struct {
 	// used. Zero means DefaultPageTTL.
 	PageTTL time.Duration
 
-	// MaxPages bounds the upload pages the server has pending at once:
-	// minted by [runtime.ElicitUpload] and neither used nor expired. Zero
-	// means DefaultMaxPages.
+	// MaxPages bounds the upload pages the server has waiting for a file
+	// at once: minted by [runtime.ElicitUpload], and neither used,
+	// declined nor expired. Zero means DefaultMaxPages.
 	MaxPages int
+
+	// MaxPagesPerCaller bounds those of one caller (a principal, or,
+	// without auth, a session). Zero means DefaultMaxPagesPerCaller.
+	MaxPagesPerCaller int
 
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL and
 	// Owner are set by Register.
@@ -259,7 +263,10 @@ func newConfig(o Options) (*config, error) {
 	if c.MaxPages <= 0 {
 		c.MaxPages = DefaultMaxPages
 	}
-	c.pages = newPages(c.MaxPages)
+	if c.MaxPagesPerCaller <= 0 {
+		c.MaxPagesPerCaller = DefaultMaxPagesPerCaller
+	}
+	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	if c.Upload.BufferSize <= 0 {
 		c.Upload.BufferSize = DefaultBufferSize
 	}

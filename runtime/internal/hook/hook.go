@@ -63,37 +63,40 @@ type Resolver interface {
 	Declare(schema *descriptor.Schema)
 
 	// NewPage mints an upload page (URL-mode elicitation) for one file
-	// that d describes, for the caller whose extra is given; message is
-	// what the page shows. A non-nil key names the page: while a page
-	// minted under the same key for the same caller is pending or done and
-	// unexpired, NewPage returns that page again instead of a new one (an
-	// authenticated caller's pages are found by the caller, whatever the
-	// session; an anonymous caller's by the session). done, when not nil,
-	// is called once, with the page's ElicitationID, when a file has been
-	// uploaded through the page.
-	NewPage(ctx context.Context, extra *mcp.RequestExtra, key *PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
+	// that d describes, for the caller whose extra is given, asked by the
+	// input request key.ID of the call of tool key.Tool in session
+	// key.Session; message is what the page shows. With key.Reuse, a page
+	// minted under the same key for the same caller (the principal; for an
+	// anonymous caller, the session) that is pending is returned again
+	// instead of a new one, and one whose file is uploaded is returned once
+	// more, Done. done, when not nil, is called once, with the page's
+	// ElicitationID, when a file has been uploaded through the page.
+	NewPage(ctx context.Context, extra *mcp.RequestExtra, key PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
 
 	// AwaitPage waits until a file has been uploaded through the page
-	// whose State is state, and returns that file's URI, for Resolve. It
-	// calls progress, when not nil, with the bytes received and the most
-	// the page takes: throttled while bytes arrive, and once when the
-	// upload is complete. A rejection (another caller's state, a page that
-	// expired unused, an upload that broke off) is an error written for
+	// whose State is state, minted for key's tool and input request, and
+	// returns that file's URI, for Resolve. It calls progress, when not
+	// nil, with the bytes received and the most the page takes: throttled
+	// while bytes arrive, and once when the upload is complete. A rejection
+	// (a state not of this caller, tool and input request; a page that
+	// expired unused; an upload that broke off) is an error written for
 	// the model.
-	AwaitPage(ctx context.Context, extra *mcp.RequestExtra, state string, progress func(received, total int64)) (uri string, err error)
+	AwaitPage(ctx context.Context, extra *mcp.RequestExtra, key PageKey, state string, progress func(received, total int64)) (uri string, err error)
 
 	// ClosePage tells the resolver that no one will wait for the page
-	// whose State is state (the person declined): it stops counting as
-	// pending. A state that is not the caller's is ignored.
+	// whose State is state (the person declined, or the call ended): it
+	// stops counting as pending and takes no more uploads. A state that is
+	// not the caller's is ignored.
 	ClosePage(ctx context.Context, extra *mcp.RequestExtra, state string)
 }
 
-// A PageKey names the upload page one ElicitUpload asks with, so that the
-// retry of a call that got the page in a -32042 error finds it.
+// A PageKey says which call asks for an upload page.
 type PageKey struct {
 	Session *mcp.ServerSession
 	Tool    string // the tool called
 	ID      string // the input request's ID
+	Form    string // what is asked: the form's type and the message
+	Reuse   bool   // a -32042 error's page: found again by the retry
 }
 
 // A Page is an upload page: the URL a person opens to upload one file.

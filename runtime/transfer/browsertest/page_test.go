@@ -240,8 +240,8 @@ func TestPageBrowserClosed(t *testing.T) {
 		if n := s.received.Load(); n >= size {
 			t.Errorf("the server read %d bytes of the post, the whole file (%d) at least", n, size)
 		}
-		if code := pageStatus(t, e.URL); code != http.StatusOK {
-			t.Errorf("GET the page after the broken upload: %d, want 200 (nothing stored)", code)
+		if code := pageStatus(t, e.URL); code != http.StatusGone {
+			t.Errorf("GET the page after the broken upload: %d, want 410 (the call it was for is over)", code)
 		}
 	})
 }
