@@ -307,9 +307,19 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	}
 	expires := now.Add(c.PageTTL).Truncate(time.Second)
 	id := pageFileID(hk.Tool, hk.ID)
+	// The page's URL is shown to people and kept in browsers' histories:
+	// the principal and the message travel in it sealed, unreadable.
+	sealedOwner, err := c.Keys.Seal(owner)
+	if err != nil {
+		return hook.Page{}, fmt.Errorf("sealing the upload page's owner: %w", err)
+	}
+	sealedMessage, err := c.Keys.Seal(cutUTF8(strings.ToValidUTF8(message, "\uFFFD"), maxPageMessage))
+	if err != nil {
+		return hook.Page{}, fmt.Errorf("sealing the upload page's message: %w", err)
+	}
 	tok, err := c.Keys.Sign(token.Claims{
-		Purpose: token.PurposePage, FileID: id, Owner: owner, Size: total,
-		MediaType: accept, Name: cutUTF8(strings.ToValidUTF8(message, "\uFFFD"), token.MaxNameLen), Expires: expires,
+		Purpose: token.PurposePage, FileID: id, Owner: sealedOwner, Size: total,
+		MediaType: accept, Name: sealedMessage, Expires: expires,
 	})
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("signing the upload page's token: %w", err)
@@ -328,6 +338,10 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	}
 	return p.hp, nil
 }
+
+// maxPageMessage is the longest message a page shows, in bytes: sealed, it
+// must fit a token's name.
+const maxPageMessage = 640
 
 // pageFileID returns a new file ID for an upload page of the input
 // request id of tool: "page_", a digest of the two, "_" and a random part.
@@ -488,6 +502,15 @@ func (c *config) pageClaims(r *http.Request, tok string) (token.Claims, *rejecti
 	case err != nil:
 		return claims, reject(http.StatusForbidden, "This is not an upload page of this server, or its address was altered.")
 	}
+	owner, err := c.Keys.Open(claims.Owner)
+	if err != nil {
+		return claims, reject(http.StatusForbidden, "This is not an upload page of this server, or its address was altered.")
+	}
+	message, err := c.Keys.Open(claims.Name)
+	if err != nil {
+		return claims, reject(http.StatusForbidden, "This is not an upload page of this server, or its address was altered.")
+	}
+	claims.Owner, claims.Name = owner, message
 	if p, ok := c.httpOwner(r); ok && p != claims.Owner {
 		return claims, reject(http.StatusForbidden, "This upload page was made for another user.")
 	}

@@ -14,6 +14,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"net/url"
 	"regexp"
@@ -24,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -951,5 +953,51 @@ func TestUploadPageLimitAboveQuota(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
 	if err != nil || !res.IsError || !strings.Contains(mcptest.Text(t, res), "raise the quota, or lower the form's maxSize") {
 		t.Errorf("%v %v, want an error that names the quota", err, res)
+	}
+}
+
+// TestUploadPageURLHidesWho: a page's URL, which people see and browsers
+// keep, holds neither the caller's principal nor the message in clear; the
+// page, opened without the caller's credentials, shows the message.
+func TestUploadPageURLHidesWho(t *testing.T) {
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	files, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), PublicURL: ts.URL + "/files/", Store: memstore.New(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(nil))
+	verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: "alice.smith@example.com", Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	mux.Handle("/files/", files) // a browser has no bearer token
+	var p person
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, urlClient("decline", &p, nil))
+	hc := &http.Client{Transport: bearer{"x", http.DefaultTransport}}
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	pages := p.pages()
+	if len(pages) != 1 {
+		t.Fatalf("%d pages", len(pages))
+	}
+	u := pages[0].URL
+	tok := u[strings.LastIndex(u, "/")+1:]
+	payload, err := base64.RawURLEncoding.DecodeString(strings.SplitN(tok, ".", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"alice", "example.com", "picture"} {
+		if bytes.Contains(payload, []byte(secret)) || strings.Contains(u, secret) {
+			t.Errorf("the page URL holds %q in clear", secret)
+		}
 	}
 }

@@ -27,7 +27,7 @@ var (
 // the input, only its length: both are bearer capabilities and errors end
 // up in logs.
 type Error struct {
-	Input  string // "token" or "file URI"
+	Input  string // "token", "file URI" or "sealed text"
 	Len    int    // length in bytes of the rejected input
 	Err    error  // ErrMalformed, ErrUnknownKey, ErrBadSignature, ErrWrongPurpose or ErrExpired
 	Reason string // the rule broken, or ""
@@ -55,4 +55,5 @@ func (e *Error) Unwrap() error { return e.Err }
 const (
 	inputToken   = "token"
 	inputFileURI = "file URI"
+	inputSealed  = "sealed text"
 )

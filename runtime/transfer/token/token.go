@@ -19,9 +19,9 @@ const (
 	PurposeDownload = "download"
 	// PurposePage is an upload page's (URL-mode elicitation of a file from
 	// a person): its claims name the file ID the upload is stored under,
-	// its owner and expiry; Size is the most bytes the file may have,
-	// MediaType the accept list (entries joined by commas, "" for any) and
-	// Name the message the page shows.
+	// its owner (sealed, see [Keyring.Seal]) and expiry; Size is the most
+	// bytes the file may have, MediaType the accept list (entries joined by
+	// commas, "" for any) and Name the message the page shows (sealed).
 	PurposePage = "page"
 )
 

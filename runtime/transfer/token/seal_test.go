@@ -1,0 +1,53 @@
+package token
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSeal: sealed text opens to what was sealed under any key of the
+// keyring, hides it, differs each time, and refuses alteration and
+// foreign keys without quoting what it was given.
+func TestSeal(t *testing.T) {
+	old, cur := RandomKey(), RandomKey()
+	signer, _ := NewKeyring(cur, old)
+	before, _ := NewKeyring(old)
+	other, _ := NewKeyring(RandomKey())
+	const owner = "alice.smith@example.com"
+	a, err := signer.Seal(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := signer.Seal(owner)
+	if a == b || strings.Contains(a, "alice") || strings.Contains(a, "example") {
+		t.Errorf("Seal(%q) = %q and %q: want two different texts that hide it", owner, a, b)
+	}
+	if got, err := signer.Open(a); err != nil || got != owner {
+		t.Errorf("Open = %q, %v", got, err)
+	}
+	rotated, _ := before.Seal(owner) // sealed before the rotation
+	if got, err := signer.Open(rotated); err != nil || got != owner {
+		t.Errorf("Open of text sealed under the older key = %q, %v", got, err)
+	}
+	if empty, _ := signer.Seal(""); empty == "" {
+		t.Error("Seal(\"\") is empty")
+	} else if got, err := signer.Open(empty); err != nil || got != "" {
+		t.Errorf("Open(Seal(\"\")) = %q, %v", got, err)
+	}
+	id, body, _ := strings.Cut(a, ".")
+	raw, _ := b64.DecodeString(body)
+	raw[len(raw)-1] ^= 1
+	flipped := id + "." + b64.EncodeToString(raw)
+	for _, c := range []struct{ in, want string }{
+		{flipped, "altered"},
+		{"nodot", "want <key id>"},
+		{a[:strings.IndexByte(a, '.')] + ".!!!!", "not base64url"},
+	} {
+		if _, err := signer.Open(c.in); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.in) {
+			t.Errorf("Open(%q): %v, want an error with %q that does not quote it", c.in, err, c.want)
+		}
+	}
+	if _, err := other.Open(a); err == nil || !strings.Contains(err.Error(), "does not hold") {
+		t.Errorf("Open under another keyring: %v", err)
+	}
+}
