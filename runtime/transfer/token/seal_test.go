@@ -51,3 +51,31 @@ func TestSeal(t *testing.T) {
 		t.Errorf("Open under another keyring: %v", err)
 	}
 }
+
+// FuzzOpen: Open never panics, opens only what Seal made, round trips,
+// and its errors never hold their input.
+func FuzzOpen(f *testing.F) {
+	k, _ := NewKey("k1", make([]byte, 32))
+	r, _ := NewKeyring(k)
+	sealed, _ := r.Seal("alice")
+	f.Add(sealed, "alice")
+	f.Add("k1.AAAA", "")
+	f.Add("k1.", "x")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, in, plain string) {
+		if got, err := r.Open(in); err == nil {
+			if again, err := r.Seal(got); err != nil || func() string { s, _ := r.Open(again); return s }() != got {
+				t.Fatalf("Open(%q) = %q, which does not round trip", in, got)
+			}
+		} else if len(in) > 8 && strings.Contains(err.Error(), in) {
+			t.Fatalf("Open's error quotes its input: %v", err)
+		}
+		s, err := r.Seal(plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.Open(s); err != nil || got != plain {
+			t.Fatalf("Open(Seal(%q)) = %q, %v", plain, got, err)
+		}
+	})
+}
