@@ -1,17 +1,16 @@
 package interop
 
 import (
-	"archive/zip"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 
 // archivePlan is what archive.mjs reads.
@@ -104,7 +103,7 @@ func TestTypeScriptArchive(t *testing.T) {
 	bin := buildAnalyzeDocument(t)
 	base := startHTTP(t, bin, "-store", t.TempDir())
 
-	archive := zipFile(t, 3<<20)
+	archive := mcptest.Zip(t, 3<<20, 5)
 	path := filepath.Join(t.TempDir(), "archive.zip")
 	if err := os.WriteFile(path, archive, 0o600); err != nil {
 		t.Fatal(err)
@@ -238,28 +237,4 @@ func TestTypeScriptArchive(t *testing.T) {
 			}
 		})
 	}
-}
-
-// zipFile returns a zip archive of at least n bytes: entries of 256 KiB of
-// random bytes, stored, not compressed.
-func zipFile(t *testing.T, n int) []byte {
-	t.Helper()
-	r := rand.New(rand.NewPCG(5, 6))
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for i := 0; b.Len() < n; i++ {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("data/%d.bin", i), Method: zip.Store})
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunk := make([]byte, 256<<10)
-		for j := range chunk {
-			chunk[j] = byte(r.Uint32())
-		}
-		w.Write(chunk)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }

@@ -4,10 +4,12 @@
 package mcptest
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -138,4 +140,43 @@ func JSONValue(t testing.TB, v any) any {
 		t.Fatal(err)
 	}
 	return x
+}
+
+// Zip returns a zip archive of at least n bytes: entries of 256 KiB of
+// random bytes (from seed), stored, not compressed.
+func Zip(t testing.TB, n int, seed uint64) []byte {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for i := 0; b.Len() < n; i++ {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("data/%d.bin", i), Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk := make([]byte, 256<<10)
+		for j := range chunk {
+			chunk[j] = byte(r.Uint32())
+		}
+		w.Write(chunk)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Structured decodes the structured content of a tool's result into a T,
+// failing t when the result is an error or does not decode.
+func Structured[T any](t testing.TB, res *mcp.CallToolResult) T {
+	t.Helper()
+	var v T
+	if res.IsError {
+		t.Fatalf("isError result: %s", Text(t, res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return v
 }

@@ -216,15 +216,7 @@ func originOf(u string) string {
 // answerOf decodes the ask tool's structured answer.
 func answerOf(t *testing.T, res *mcp.CallToolResult) pageAnswer {
 	t.Helper()
-	if res.IsError {
-		t.Fatalf("isError result: %s", mcptest.Text(t, res))
-	}
-	var a pageAnswer
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &a); err != nil {
-		t.Fatalf("structured content %s: %v", b, err)
-	}
-	return a
+	return mcptest.Structured[pageAnswer](t, res)
 }
 
 func digest(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }

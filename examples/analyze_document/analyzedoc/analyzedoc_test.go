@@ -1,7 +1,6 @@
 package analyzedoc_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -394,30 +393,6 @@ func browse(pageURL, name, mediaType string, b []byte) (int64, error) {
 	return stored.Size, nil
 }
 
-// zipArchive returns a zip archive of at least n bytes: entries of 256 KiB
-// of random bytes, stored, not compressed.
-func zipArchive(t *testing.T, n int) []byte {
-	t.Helper()
-	r := rand.New(rand.NewPCG(3, 4))
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	for i := 0; b.Len() < n; i++ {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("data/%d.bin", i), Method: zip.Store})
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunk := make([]byte, 256<<10)
-		for j := range chunk {
-			chunk[j] = byte(r.Uint32())
-		}
-		w.Write(chunk)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // wantImport checks import_archive's answer for the file b, named name,
 // of type mediaType: the text has its byte count and digest, the
 // structured answer the same and action accept.
@@ -480,7 +455,7 @@ func urlClient(action string, file []byte, shown chan<- *mcp.ElicitParams, uploa
 // and SHA-256 of the bytes it read back.
 func TestImportArchive(t *testing.T) {
 	base := start(t, "/files/")
-	archive := zipArchive(t, 3<<20)
+	archive := mcptest.Zip(t, 3<<20, 3)
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
 			shown := make(chan *mcp.ElicitParams, 4)
@@ -570,7 +545,7 @@ func elicitationRequired(t *testing.T, cs *mcp.ClientSession) *mcp.ElicitParams 
 // gets the file.
 func TestImportArchiveRequired(t *testing.T) {
 	base := start(t, "/files/")
-	archive := zipArchive(t, 1<<20)
+	archive := mcptest.Zip(t, 1<<20, 3)
 	completed := make(chan string, 1)
 	cs := connectWith(t, base, "2025-11-25", &mcp.ClientOptions{
 		ElicitationCompleteHandler: func(_ context.Context, r *mcp.ElicitationCompleteNotificationRequest) {
@@ -606,7 +581,7 @@ func TestImportArchiveRequiredStateless(t *testing.T) {
 	base := start(t, "/files/")
 	cs := connect(t, base, "2026-07-28")
 	e := elicitationRequired(t, cs)
-	if n, err := browse(e.URL, "archive.zip", "application/zip", zipArchive(t, 64<<10)); err != nil || n == 0 {
+	if n, err := browse(e.URL, "archive.zip", "application/zip", mcptest.Zip(t, 64<<10, 3)); err != nil || n == 0 {
 		t.Fatalf("upload through the page: %d bytes, %v", n, err)
 	}
 	if e2 := elicitationRequired(t, cs); e2.ElicitationID == e.ElicitationID || e2.URL == e.URL {

@@ -251,14 +251,7 @@ func stillWaiting(t *testing.T, out <-chan *mcp.CallToolResult, after string) {
 // wantFile checks that the tool call answered the file b.
 func wantFile(t *testing.T, res *mcp.CallToolResult, b []byte) {
 	t.Helper()
-	if res.IsError {
-		t.Fatalf("isError result: %s", mcptest.Text(t, res))
-	}
-	var a answer
-	j, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(j, &a); err != nil {
-		t.Fatalf("structured content %s: %v", j, err)
-	}
+	a := mcptest.Structured[answer](t, res)
 	if a.Action != "accept" || a.Size != int64(len(b)) || a.SHA256 != digest(b) {
 		t.Errorf("answer %+v, want accept, size %d, sha-256 %s", a, len(b), digest(b))
 	}
