@@ -487,7 +487,7 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
-		pageTemplate.Execute(w, data)
+		pageTemplates.ExecuteTemplate(w, "page", data)
 	}
 }
 
@@ -565,7 +565,7 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusCreated)
-	doneTemplate.Execute(w, struct{ Size string }{humanSize(n)})
+	pageTemplates.ExecuteTemplate(w, "done", struct{ Size string }{humanSize(n)})
 }
 
 // pageUpload stores the file part of a page's post under the token's file
@@ -795,7 +795,7 @@ func (c *config) pageProblem(w http.ResponseWriter, r *http.Request, status int,
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	problemTemplate.Execute(w, struct{ Status, Reason, Again string }{strconv.Itoa(status) + " " + http.StatusText(status), reason, again})
+	pageTemplates.ExecuteTemplate(w, "problem", struct{ Status, Reason, Again string }{strconv.Itoa(status) + " " + http.StatusText(status), reason, again})
 }
 
 // wantsJSON reports whether the request is the page's script's.
@@ -988,15 +988,19 @@ func cspHash(s string) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+// pageTemplates are the page, the page of a refusal and the page of a
+// completed upload, which share their head.
+var pageTemplates = template.Must(template.New("").Parse(`{{define "head"}}<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Upload a file</title>
+<title>{{.}}</title>
 <style>` + pageStyle + `</style>
 </head>
-<body>
+{{end}}
+
+{{define "page"}}{{template "head" "Upload a file"}}<body>
 <main>
 <h1>Upload a file</h1>
 {{if .Message}}<p id="message">{{.Message}}</p>{{end}}
@@ -1013,17 +1017,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 <script>` + pageScript + `</script>
 </body>
 </html>
-`))
+{{end}}
 
-var problemTemplate = template.Must(template.New("problem").Parse(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Upload not accepted</title>
-<style>` + pageStyle + `</style>
-</head>
-<body>
+{{define "problem"}}{{template "head" "Upload not accepted"}}<body>
 <main>
 <h1>Upload not accepted</h1>
 <p id="reason" class="error">{{.Reason}}</p>
@@ -1032,21 +1028,13 @@ var problemTemplate = template.Must(template.New("problem").Parse(`<!doctype htm
 </main>
 </body>
 </html>
-`))
+{{end}}
 
-var doneTemplate = template.Must(template.New("done").Parse(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Upload complete</title>
-<style>` + pageStyle + `</style>
-</head>
-<body>
+{{define "done"}}{{template "head" "Upload complete"}}<body>
 <main>
 <h1>Upload complete</h1>
 <p id="status" class="ok">The file ({{.Size}}) has arrived. You can close this page and go back to the application.</p>
 </main>
 </body>
 </html>
-`))
+{{end}}`))
