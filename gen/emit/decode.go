@@ -22,7 +22,7 @@ import (
 // target, checked against the x-mcp-file constraints it reads from the
 // schema, and leaves the other members to encoding/json, which decodes them
 // into the local type T: defined from the struct the staleness guard spells
-// (structGuard), it has T's fields without T's methods, under T's name so
+// (guard), it has T's fields without T's methods, under T's name so
 // that encoding/json's errors read as they would without the method. The
 // generated file defines no struct type of its own, so nothing in it looks
 // like a type to generate for. The file's head explains these names once
@@ -70,7 +70,7 @@ func objectVar(t *model.Type, files []*model.Field) jen.Code {
 			noSniff = append(noSniff, jen.Lit(f.JSONName))
 		}
 	}
-	args := append([]jen.Code{jen.Id(schemaName(t)), jen.Index().String().Values(keys...), jen.Index().String().Values(names...)}, noSniff...)
+	args := append([]jen.Code{jen.Id(schemaName(t.Name)), jen.Index().String().Values(keys...), jen.Index().String().Values(names...)}, noSniff...)
 	return jen.Var().Id(objectName(t)).Op("=").Qual(implPath, "NewObject").Call(args...)
 }
 

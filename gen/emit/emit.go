@@ -51,11 +51,13 @@ var (
 // in parallel (formatting is most of the emitter's time): gofmt puts exactly
 // one blank line between top-level declarations that start with a doc
 // comment, so the formatted pieces joined with one blank line are the bytes
-// format.Source gives for the whole file (TestPieces). The schemas are not
-// formatted but spliced in (schemaConst). A type's declarations are dropped
-// as soon as its piece is formatted, so that what the emitter holds at once
-// is the pieces formatted so far and the few being made, not every type's
-// syntax.
+// format.Source gives for the whole file (TestPieces). Of a type's code,
+// only what depends on more than its name is formatted for it (typeCode);
+// the declarations that differ from one type to another only by the name
+// are formatted once for the file (namedDecls), and the schemas not at all
+// (schemaConst). A type's declarations are dropped as soon as its piece is
+// formatted, so that what the emitter holds at once is the pieces formatted
+// so far and the few being made, not every type's syntax.
 func File(p *model.Package) ([]byte, error) {
 	f, ts, named, err := plan(p)
 	if err != nil {
@@ -65,9 +67,13 @@ func File(p *model.Package) ([]byte, error) {
 	if err := f.Render(&head); err != nil { // formats
 		return nil, fmt.Errorf("internal error: generated invalid Go for package %s: %v", p.Name, err)
 	}
+	nd, err := formatNamed(f)
+	if err != nil {
+		return nil, err
+	}
 	pieces := make([][]byte, len(ts))
 	if err := par.Each(len(ts), func(i int) error {
-		src, err := formatPiece(f, p.Path, named, ts[i])
+		src, err := formatPiece(f, p.Path, named, nd, ts[i])
 		pieces[i] = src
 		return err
 	}); err != nil {
@@ -85,13 +91,14 @@ func File(p *model.Package) ([]byte, error) {
 	return out, nil
 }
 
-// formatPiece returns the code of t formatted: its declarations rendered
-// with f, the file plan made, with the schema's placeholder, and the
-// schema's literal spliced in. named holds the import paths of the packages
-// f was told of, which the declarations may name.
-func formatPiece(f *jen.File, pkgPath string, named map[string]bool, t *model.Type) ([]byte, error) {
+// formatPiece returns the code of t formatted: its own declarations
+// (typeCode) rendered with f, the file plan made, and formatted, with the
+// declarations of nd, formatted for f, and the schema's literal written in
+// between, in output order. named holds the import paths of the packages f
+// was told of, which the declarations may name.
+func formatPiece(f *jen.File, pkgPath string, named map[string]bool, nd *namedDecls, t *model.Type) ([]byte, error) {
 	tw := &typeWriter{pkgPath: pkgPath}
-	pc, err := typeDecls(tw, t)
+	tc, err := typeCode(tw, t)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: cannot generate %s: %v", t.Name, err)
 	}
@@ -102,16 +109,109 @@ func formatPiece(f *jen.File, pkgPath string, named map[string]bool, t *model.Ty
 			return nil, fmt.Errorf("internal error: code of %s names package %s, which is not imported", t.Name, pkg.Path())
 		}
 	}
-	pc.decls[pc.schemaAt] = pc.schema.placeholder()
 	var buf bytes.Buffer
-	if err := decls(pc.decls).RenderWithFile(&buf, f); err != nil { // formats
+	if err := decls(append([]jen.Code{tc.guard}, tc.decoder...)).RenderWithFile(&buf, f); err != nil { // formats
 		return nil, fmt.Errorf("internal error: generated invalid Go for %s: %v", t.Name, err)
 	}
-	src, err := pc.schema.splice(bytes.TrimSpace(buf.Bytes()))
-	if err != nil {
-		return nil, fmt.Errorf("internal error: %v", err)
+	alias, decoder := bytes.TrimSpace(buf.Bytes()), []byte(nil)
+	if len(tc.decoder) > 0 {
+		// The decoder starts with its Object's variable. A tag in the
+		// guard's struct may span lines and spell anything; the
+		// decoder's literals span none: the last such line is its.
+		i := bytes.LastIndex(alias, []byte("\n\nvar "+objectName(t)+" = "))
+		if i < 0 {
+			return nil, fmt.Errorf("internal error: no %s in the formatted code of %s", objectName(t), t.Name)
+		}
+		alias, decoder = alias[:i], alias[i+2:]
+	}
+	use := useOf(t)
+	src := make([]byte, 0, len(buf.Bytes())+nd.len(t.Name, use)+2*len(t.Schema)+8)
+	src = nd.guard.append(src, t.Name)
+	src = append(append(src, "\n\n"...), alias...)
+	src = nd.schema[use].append(append(src, "\n\n"...), t.Name)
+	if src, err = appendLiteral(src, t.Schema); err != nil {
+		return nil, fmt.Errorf("internal error: the schema of %s: %v", t.Name, err)
+	}
+	if decoder != nil {
+		src = append(append(src, "\n\n"...), decoder...)
 	}
 	return src, nil
+}
+
+// namedDecls is the code of each type that differs from one type to another
+// by the type's name only, formatted once for a file, with nameHole for the
+// name, and split where the name goes: the variable of its staleness guard
+// (guardVar), and its MCPSchema method (schemaMethod) followed by its
+// schema's constant up to the value, for each use of a schema. gofmt lays
+// this code out the same whatever the name: no part of it is aligned with
+// another line, go/printer breaks no line for its length, and it keeps a
+// function body that jennifer writes on lines of its own on them
+// (TestPieces compares the file with the whole formatted at once, for
+// names of several lengths).
+type namedDecls struct {
+	guard  namedCode
+	schema [numSchemaUses]namedCode
+}
+
+// nameHole is the name namedDecls formats the code with: an identifier that
+// the code does not otherwise spell.
+const nameHole = "mcpfileTypeName"
+
+// namedCode is formatted code split where a type's name goes.
+type namedCode [][]byte
+
+// append appends the code with name in its holes.
+func (c namedCode) append(dst []byte, name string) []byte {
+	for i, part := range c {
+		if i > 0 {
+			dst = append(dst, name...)
+		}
+		dst = append(dst, part...)
+	}
+	return dst
+}
+
+// len returns the length of the code of the type named name whose schema
+// is for use.
+func (nd *namedDecls) len(name string, use schemaUse) int {
+	n := 0
+	for _, c := range []namedCode{nd.guard, nd.schema[use]} {
+		for _, part := range c {
+			n += len(part)
+		}
+		n += (len(c) - 1) * len(name)
+	}
+	return n
+}
+
+// formatNamed renders and formats the code of namedDecls with f.
+func formatNamed(f *jen.File) (*namedDecls, error) {
+	format := func(ds ...jen.Code) (namedCode, error) {
+		var buf bytes.Buffer
+		if err := decls(ds).RenderWithFile(&buf, f); err != nil { // formats
+			return nil, fmt.Errorf("internal error: generated invalid Go: %v", err)
+		}
+		return bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte(nameHole)), nil
+	}
+	nd := &namedDecls{}
+	var err error
+	if nd.guard, err = format(guardVar(nameHole, jen.Id(nameHole))); err != nil {
+		return nil, err
+	}
+	for use := range nd.schema {
+		c := schemaConst{name: schemaName(nameHole)}
+		code, err := format(schemaMethod(nameHole, schemaUse(use)), c.placeholder())
+		if err != nil {
+			return nil, err
+		}
+		last := code[len(code)-1]
+		if !bytes.HasSuffix(last, []byte(" = "+placeholderValue)) {
+			return nil, fmt.Errorf("internal error: the formatted schema constant ends %q", last)
+		}
+		code[len(code)-1] = last[:len(last)-len(placeholderValue)]
+		nd.schema[use] = code
+	}
+	return nd, nil
 }
 
 // plan returns the selected types of p sorted by name, and the file their
@@ -125,7 +225,7 @@ func formatPiece(f *jen.File, pkgPath string, named map[string]bool, t *model.Ty
 //
 // The packages a type's code names, beyond those the emitter always
 // imports, are those of its fields' types, which its staleness guard spells
-// (structGuard): plan renders the types to find them, and leaves the rest
+// (guard): plan renders the types to find them, and leaves the rest
 // of each type's code for File to build when it formats it.
 func plan(p *model.Package) (f *jen.File, ts []*model.Type, named map[string]bool, err error) {
 	ts = slices.Clone(p.Types)
@@ -176,11 +276,12 @@ func plan(p *model.Package) (f *jen.File, ts []*model.Type, named map[string]boo
 	return f, ts, named, nil
 }
 
-// piece is the generated code of one type.
-type piece struct {
-	decls    []jen.Code
-	schemaAt int         // the index in decls of the schema's constant
-	schema   schemaConst // its name and value
+// ownCode is the code of a type that depends on more than its name (see
+// namedDecls): the struct of its staleness guard (guardStruct) and, when
+// it has file fields, its decoder (decoderDecls).
+type ownCode struct {
+	guard   jen.Code
+	decoder []jen.Code
 }
 
 // decls renders declarations one after the other, a blank line apart. The
@@ -241,24 +342,21 @@ func packageScope(ts []*model.Type) *types.Scope {
 	return nil
 }
 
-// typeDecls returns the piece of t: the declarations generated for it, in
-// output order, with its schema's constant.
-func typeDecls(tw *typeWriter, t *model.Type) (piece, error) {
-	method, schema, err := schemaDecls(t)
-	if err != nil {
-		return piece{}, err
+// typeCode returns the code of t that depends on more than its name.
+func typeCode(tw *typeWriter, t *model.Type) (ownCode, error) {
+	if len(t.Schema) == 0 {
+		return ownCode{}, fmt.Errorf("no schema")
 	}
-	pc := piece{decls: append(structGuard(tw, t), method, schema.decl()), schema: schema}
-	pc.schemaAt = len(pc.decls) - 1
+	tc := ownCode{guard: guardStruct(t.Name, structOf(tw, t))}
 	if len(t.Files()) == 0 {
-		return pc, nil
+		return tc, nil
 	}
 	dec, err := decoderDecls(t)
 	if err != nil {
-		return piece{}, err
+		return ownCode{}, err
 	}
-	pc.decls = append(pc.decls, dec...)
-	return pc, nil
+	tc.decoder = dec
+	return tc, nil
 }
 
 // versionGuard renders the constant conversions that overflow, and so fail
@@ -338,12 +436,31 @@ func literal(s string) string {
 
 func canBeRaw(s string) bool {
 	for _, r := range s {
-		switch {
-		case r == '`', r == '\r', r == '\uFEFF', r == 0xFFFD:
-			return false
-		case r < ' ' && r != '\t' && r != '\n':
+		if !rawRune(r) {
 			return false
 		}
+	}
+	return true
+}
+
+// bytesCanBeRaw is canBeRaw for bytes.
+func bytesCanBeRaw(b []byte) bool {
+	for _, r := range string(b) { // ranges over b, not a copy
+		if !rawRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// rawRune reports whether r may be in a raw string literal, as a rune of
+// valid UTF-8 that gofmt leaves as it is.
+func rawRune(r rune) bool {
+	switch {
+	case r == '`', r == '\r', r == '\uFEFF', r == 0xFFFD:
+		return false
+	case r < ' ' && r != '\t' && r != '\n':
+		return false
 	}
 	return true
 }

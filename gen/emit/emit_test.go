@@ -290,6 +290,47 @@ func TestSchemaLiteral(t *testing.T) {
 	}
 }
 
+// TestAppendIndented wants json.Indent's bytes from AppendIndented for
+// compact JSON with what a schema may have: empty objects and arrays,
+// escapes, brackets in strings, nesting, scalars.
+func TestAppendIndented(t *testing.T) {
+	for _, js := range []string{
+		`{}`, `[]`, `{"a":{}}`, `{"a":[]}`, `[[],{},[[]]]`, `true`, `"s"`, `-1.5e3`, `null`,
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":255}},"required":["n"]}`,
+		`{"description":"a \"quoted\" \\ word, a } and a ] and a , and a : inside","x":[1,2,{"y":false}]}`,
+		`{"description":"\u003c\u2028 ünïcödé \\\"","enum":["\\",""]}`,
+	} {
+		checkIndented(t, []byte(js))
+	}
+}
+
+func FuzzAppendIndented(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\"}"}],"d":{}}`))
+	f.Add([]byte(`[ ]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, b); err != nil {
+			t.Fatal(err)
+		}
+		checkIndented(t, compact.Bytes())
+	})
+}
+
+func checkIndented(t *testing.T, js []byte) {
+	t.Helper()
+	var want bytes.Buffer
+	if err := json.Indent(&want, js, "", "  "); err != nil {
+		t.Fatalf("json.Indent(%s): %v", js, err)
+	}
+	got, err := emit.AppendIndented([]byte("prefix"), js)
+	if err != nil || string(got) != "prefix"+want.String() {
+		t.Errorf("AppendIndented(%s) = %s, %v, want %s", js, got, err, want.Bytes())
+	}
+}
+
 // TestConstraint wants the build constraint of the types on the generated
 // file's //go:build line, apart from the first line and the package clause.
 func TestConstraint(t *testing.T) {
@@ -325,9 +366,11 @@ func TestInternalError(t *testing.T) {
 }
 
 // TestPieces checks that File, which formats each type's code apart and in
-// parallel, gives the bytes of the same code formatted as one file, for any
+// parallel, and the code that differs between types by their names only
+// once, gives the bytes of the same code formatted as one file, for any
 // number of processors; the types name packages that clash by name with
-// each other and with the runtime's.
+// each other and with the runtime's, their names are of many lengths, and
+// their schemas are of every use.
 func TestPieces(t *testing.T) {
 	var src strings.Builder
 	src.WriteString("package pieces\n\nimport (\n\tgoruntime \"runtime\"\n\t\"time\"\n\t\"unsafe\"\n\n" +
@@ -350,6 +393,13 @@ type T%[1]d struct {
 type U%[1]d struct{ N int }
 `, i)
 	}
+	src.WriteString(`
+type X struct{ N int }
+
+type ÜberLangerName_mit_Umlauten_und_Ziffern_0123456789 struct {
+	File runtime.File ` + "`" + `json:"file"` + "`" + `
+}
+`)
 	pkg := load(t, "pieces", map[string]string{"pieces.go": src.String()})
 	files := map[string]*model.File{
 		"File":  {Kind: model.KindFile, Accept: []string{"image/png"}},
@@ -364,6 +414,7 @@ type U%[1]d struct{ N int }
 			desc = "Type `" + mt.Name + "`."
 		}
 		mt.Schema = []byte(`{"type":"object","properties":{"n":{"type":"integer"}},"description":"` + desc + `"}`)
+		mt.Flat, mt.Output = i%4 == 1, i%4 >= 2
 	}
 	want, err := emit.Whole(p)
 	if err != nil {
@@ -381,6 +432,11 @@ type U%[1]d struct{ N int }
 		}
 	}
 	typeCheck(t, "pieces", map[string]string{"pieces.go": src.String(), "mcpfile_gen.go": string(want)})
+	for _, use := range []string{"for mcp.Tool.InputSchema.\n", "an elicitation's requestedSchema.\n", "for mcp.Tool.OutputSchema ("} {
+		if !bytes.Contains(want, []byte(use)) {
+			t.Errorf("no schema says it is %q:\n%s", use, want)
+		}
+	}
 	for _, imp := range []string{"\truntime1 \"runtime\"\n", "\t\"github.com/mcpfile/mcpfile/runtime\"\n", "\ttemplate1 \"text/template\"\n", "\t\"unsafe\"\n"} {
 		if !bytes.Contains(want, []byte(imp)) {
 			t.Errorf("imports lack %q:\n%s", imp, want)

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/dave/jennifer/jen"
 
@@ -16,11 +17,27 @@ func whole(p *model.Package) ([]byte, error) {
 		return nil, err
 	}
 	for _, t := range ts {
-		pc, err := typeDecls(&typeWriter{pkgPath: p.Path}, t)
+		if len(t.Schema) == 0 {
+			return nil, fmt.Errorf("%s has no schema", t.Name)
+		}
+		c, err := schemaConst{name: schemaName(t.Name), schema: t.Schema}.decl()
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range pc.decls {
+		ds := []jen.Code{
+			guardVar(t.Name, jen.Id(t.Name)),
+			guardStruct(t.Name, structOf(&typeWriter{pkgPath: p.Path}, t)),
+			schemaMethod(t.Name, useOf(t)),
+			c,
+		}
+		if len(t.Files()) > 0 {
+			dec, err := decoderDecls(t)
+			if err != nil {
+				return nil, err
+			}
+			ds = append(ds, dec...)
+		}
+		for _, d := range ds {
 			f.Line()
 			f.Add(d)
 		}
@@ -41,3 +58,6 @@ func VersionGuardFile(pkg string, v int) []byte {
 	f.Add(versionGuard(v))
 	return []byte(f.GoString())
 }
+
+// AppendIndented is appendIndented, for the external tests.
+var AppendIndented = appendIndented

@@ -11,8 +11,10 @@ import (
 	"github.com/mcpfile/mcpfile/gen/model"
 )
 
-// structGuard renders the declarations that fail to compile once t no
-// longer is the struct the code was generated for:
+// guard renders the staleness guard of the struct type named name, which
+// typ denotes in the generated file and whose fields st spells: the
+// declarations that fail to compile once the type no longer is the struct
+// the code was generated for:
 //
 //	var _ T = mcpfileStructT_changed_run_go_generate{}
 //
@@ -32,24 +34,30 @@ import (
 // declaration". The struct is declared apart rather than as the literal
 // struct{…}{}: the formatter measures a value that spans lines by printing
 // it once more.
-func structGuard(tw *typeWriter, t *model.Type) []jen.Code {
+func guard(name string, st, typ jen.Code) []jen.Code {
+	return []jen.Code{guardVar(name, typ), guardStruct(name, st)}
+}
+
+// guardVar renders the variable of the staleness guard (see guard).
+func guardVar(name string, typ jen.Code) jen.Code {
+	return comment(
+		"If this fails to compile, " + name + " changed since mcpfilegen ran: run go generate.",
+	).Var().Id("_").Add(typ).Op("=").Id(structName(name)).Values()
+}
+
+// guardStruct renders the struct alias of the staleness guard (see guard).
+func guardStruct(name string, st jen.Code) jen.Code {
+	return jen.Type().Id(structName(name)).Op("=").Add(st)
+}
+
+// structOf renders the struct type of t's fields, with their tags, as the
+// staleness guard of a selected type spells it.
+func structOf(tw *typeWriter, t *model.Type) jen.Code {
 	fields := make([]jen.Code, len(t.Fields))
 	for i, f := range t.Fields {
 		fields[i] = tw.field(f.GoName, f.Type, f.Embedded, f.Tag)
 	}
-	return guard(t.Name, jen.Struct(fields...), jen.Id(t.Name))
-}
-
-// guard renders the staleness guard of the struct type named name, which
-// typ denotes in the generated file and whose fields st spells.
-func guard(name string, st, typ jen.Code) []jen.Code {
-	alias := structName(name)
-	return []jen.Code{
-		comment(
-			"If this fails to compile, " + name + " changed since mcpfilegen ran: run go generate.",
-		).Var().Id("_").Add(typ).Op("=").Id(alias).Values(),
-		jen.Type().Id(alias).Op("=").Add(st),
-	}
+	return jen.Struct(fields...)
 }
 
 // structName is the name of the alias of the struct type named name, as
@@ -58,7 +66,7 @@ func guard(name string, st, typ jen.Code) []jen.Code {
 // the names of two types apart.
 func structName(name string) string { return "mcpfileStruct" + name + "_changed_run_go_generate" }
 
-// nestedGuards renders a guard like structGuard's, declarations in output
+// nestedGuards renders a guard like a selected type's, declarations in output
 // order, for each struct type of
 // the package that the fields of the selected types reach, through
 // pointers, slices, maps, embedding and other structs: their schemas are
