@@ -10,14 +10,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand/v2"
+	"mime/multipart"
+	"net/http"
 	"net/http/httptest"
+	"net/textproto"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/examples/serve"
@@ -179,4 +187,122 @@ func Structured[T any](t testing.TB, res *mcp.CallToolResult) T {
 		t.Fatalf("structured content %s: %v", b, err)
 	}
 	return v
+}
+
+// An UploadPage is what a browser reads of an upload page
+// (runtime.ElicitUpload): its status, headers and markup, and its form's
+// action (absolute) and hidden token, "" when there is no form.
+type UploadPage struct {
+	Status        int
+	Header        http.Header
+	HTML          string
+	Action, Token string
+}
+
+var (
+	formAction  = regexp.MustCompile(`<form id="upload" method="post" action="([^"]*)"`)
+	hiddenToken = regexp.MustCompile(`<input type="hidden" name="token" value="([^"]*)">`)
+)
+
+// OpenUploadPage GETs an upload page with c (nil: http.DefaultClient), as
+// a browser opens it.
+func OpenUploadPage(c *http.Client, pageURL string) (UploadPage, error) {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	res, err := c.Get(pageURL)
+	if err != nil {
+		return UploadPage{}, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	p := UploadPage{Status: res.StatusCode, Header: res.Header, HTML: string(b)}
+	if m := formAction.FindStringSubmatch(p.HTML); m != nil {
+		u, _ := url.Parse(pageURL)
+		if a, err := u.Parse(html.UnescapeString(m[1])); err == nil {
+			p.Action = a.String()
+		}
+	}
+	if m := hiddenToken.FindStringSubmatch(p.HTML); m != nil {
+		p.Token = html.UnescapeString(m[1])
+	}
+	return p, err
+}
+
+// A PagePost is a post of an upload page's form as a browser sends it:
+// multipart/form-data with the token field (none when Token is ""), then
+// the file part, named Name, of type MediaType ("" for none), from Origin
+// ("" for no Origin header); with JSON set, it asks for JSON as the page's
+// script does.
+type PagePost struct {
+	Action, Origin, Token string
+	Name, MediaType       string
+	Body                  []byte
+	JSON                  bool
+}
+
+// Post sends the post with c (nil: http.DefaultClient) and returns the
+// response's status and body.
+func (p PagePost) Post(c *http.Client) (int, string, error) {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	if p.Token != "" {
+		mw.WriteField("token", p.Token)
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, p.Name))
+	if p.MediaType != "" {
+		h.Set("Content-Type", p.MediaType)
+	}
+	fw, _ := mw.CreatePart(h)
+	fw.Write(p.Body)
+	mw.Close()
+	req, err := http.NewRequest(http.MethodPost, p.Action, &body)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if p.Origin != "" {
+		req.Header.Set("Origin", p.Origin)
+	}
+	if p.JSON {
+		req.Header.Set("Accept", "application/json")
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	return res.StatusCode, string(out), err
+}
+
+// OriginOf is the origin of an absolute URL, as a browser sends it.
+func OriginOf(u string) string {
+	p, _ := url.Parse(u)
+	return p.Scheme + "://" + p.Host
+}
+
+// URLElicitationRequired checks that err is the -32042 URL elicitation
+// required error carrying one URL-mode elicitation, and returns it.
+func URLElicitationRequired(t testing.TB, err error) *mcp.ElicitParams {
+	t.Helper()
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeURLElicitationRequired {
+		t.Fatalf("call: %v, want the -32042 error", err)
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if err := json.Unmarshal(je.Data, &data); err != nil || len(data.Elicitations) != 1 {
+		t.Fatalf("error data %s (%v), want one elicitation", je.Data, err)
+	}
+	e := data.Elicitations[0]
+	if e.Mode != "url" || e.URL == "" || e.ElicitationID == "" {
+		t.Fatalf("elicitation %+v, want a URL-mode one", e)
+	}
+	return e
 }

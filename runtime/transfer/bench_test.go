@@ -808,17 +808,11 @@ func BenchmarkPageUpload1GiB(b *testing.B) {
 			}
 			end <- err
 		}()
-		res, err := s.http.Get(<-pages)
-		if err != nil {
-			b.Fatal(err)
+		p, err := mcptest.OpenUploadPage(s.http, <-pages)
+		if err != nil || p.Action == "" || p.Token == "" {
+			b.Fatalf("no form on the page (%v): %s", err, p.HTML)
 		}
-		html, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		a, t := formAction.FindSubmatch(html), hiddenToken.FindSubmatch(html)
-		if a == nil || t == nil {
-			b.Fatalf("no form on the page: %s", html)
-		}
-		return string(a[1]), string(t[1]), end
+		return p.Action, p.Token, end
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/internal/mcptest"
@@ -142,59 +141,25 @@ type pageForm struct {
 	header        http.Header
 }
 
-var (
-	formAction  = regexp.MustCompile(`<form id="upload" method="post" action="([^"]*)"`)
-	hiddenToken = regexp.MustCompile(`<input type="hidden" name="token" value="([^"]*)">`)
-)
-
 // openPage GETs an upload page, as a browser opens it.
 func openPage(t *testing.T, pageURL string) (int, pageForm) {
 	t.Helper()
-	res, err := http.Get(pageURL)
+	p, err := mcptest.OpenUploadPage(nil, pageURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	f := pageForm{html: string(b), header: res.Header}
-	if m := formAction.FindStringSubmatch(f.html); m != nil {
-		f.action = html.UnescapeString(m[1])
-	}
-	if m := hiddenToken.FindStringSubmatch(f.html); m != nil {
-		f.token = html.UnescapeString(m[1])
-	}
-	return res.StatusCode, f
+	return p.Status, pageForm{action: p.Action, token: p.Token, html: p.HTML, header: p.Header}
 }
 
 // postForm posts a page's form as a browser does: the token, then the
 // file named name of type mediaType ("" for none), from origin.
 func postForm(t *testing.T, action, origin, tok, name, mediaType string, b []byte) (int, string) {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	if tok != "" {
-		mw.WriteField("token", tok)
-	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
-	if mediaType != "" {
-		h.Set("Content-Type", mediaType)
-	}
-	fw, _ := mw.CreatePart(h)
-	fw.Write(b)
-	mw.Close()
-	req, _ := http.NewRequest(http.MethodPost, action, &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	if origin != "" {
-		req.Header.Set("Origin", origin)
-	}
-	res, err := http.DefaultClient.Do(req)
+	code, page, err := mcptest.PagePost{Action: action, Origin: origin, Token: tok, Name: name, MediaType: mediaType, Body: b}.Post(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(out)
+	return code, page
 }
 
 // uploadThroughPage opens the page and posts b through its form, and
@@ -205,12 +170,7 @@ func uploadThroughPage(t *testing.T, pageURL, name, mediaType string, b []byte) 
 	if code != http.StatusOK || f.action == "" || f.token == "" {
 		t.Fatalf("GET the page: %d, action %q, token %d bytes\n%s", code, f.action, len(f.token), f.html)
 	}
-	return postForm(t, f.action, originOf(pageURL), f.token, name, mediaType, b)
-}
-
-func originOf(u string) string {
-	p, _ := url.Parse(u)
-	return p.Scheme + "://" + p.Host
+	return postForm(t, f.action, mcptest.OriginOf(pageURL), f.token, name, mediaType, b)
 }
 
 // answerOf decodes the ask tool's structured answer.
@@ -429,21 +389,7 @@ func TestUploadPageRequired(t *testing.T) {
 			required := func() *mcp.ElicitParams {
 				t.Helper()
 				_, err := call()
-				var rpcErr *jsonrpc.Error
-				if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeURLElicitationRequired {
-					t.Fatalf("call: %v, want the -32042 error", err)
-				}
-				var data struct {
-					Elicitations []*mcp.ElicitParams `json:"elicitations"`
-				}
-				if err := json.Unmarshal(rpcErr.Data, &data); err != nil || len(data.Elicitations) != 1 {
-					t.Fatalf("error data %s: %v", rpcErr.Data, err)
-				}
-				e := data.Elicitations[0]
-				if e.Mode != "url" || e.URL == "" || e.ElicitationID == "" {
-					t.Fatalf("elicitation %+v, want a URL-mode one", e)
-				}
-				return e
+				return mcptest.URLElicitationRequired(t, err)
 			}
 			e1 := required()
 			e2 := required()
@@ -559,7 +505,7 @@ func TestUploadPageRejections(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET the page: %d", code)
 	}
-	origin := originOf(pageURL)
+	origin := mcptest.OriginOf(pageURL)
 	pdf := []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
 	cases := []struct {
 		name                         string

@@ -8,15 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -337,58 +333,28 @@ func TestHandlerBadPublicURL(t *testing.T) {
 	}
 }
 
-var (
-	formAction  = regexp.MustCompile(`<form id="upload" method="post" action="([^"]*)"`)
-	hiddenToken = regexp.MustCompile(`<input type="hidden" name="token" value="([^"]*)">`)
-)
-
-// browse plays the person's browser on an upload page: it GETs the page,
-// reads its form's action and hidden token, and posts the form as a
-// browser does, from the page's origin: multipart/form-data with the
-// token, then the file b named name of type mediaType. It asks for JSON,
-// as the page's script does, and returns the size the server says it
-// stored.
+// browse plays the person's browser on an upload page: it GETs the page
+// and posts its form as a browser does, from the page's origin, with the
+// file b named name of type mediaType, asking for JSON as the page's
+// script does; it returns the size the server says it stored.
 func browse(pageURL, name, mediaType string, b []byte) (int64, error) {
-	res, err := http.Get(pageURL)
+	p, err := mcptest.OpenUploadPage(nil, pageURL)
 	if err != nil {
 		return 0, err
 	}
-	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	action, tok := formAction.FindSubmatch(page), hiddenToken.FindSubmatch(page)
-	if res.StatusCode != http.StatusOK || action == nil || tok == nil {
-		return 0, fmt.Errorf("GET the page: %d, no form with an action and a token:\n%s", res.StatusCode, page)
+	if p.Status != http.StatusOK || p.Action == "" || p.Token == "" {
+		return 0, fmt.Errorf("GET the page: %d, no form with an action and a token:\n%s", p.Status, p.HTML)
 	}
-	u, _ := url.Parse(pageURL)
-	post, err := u.Parse(html.UnescapeString(string(action[1])))
+	code, body, err := mcptest.PagePost{Action: p.Action, Origin: mcptest.OriginOf(pageURL), Token: p.Token, Name: name, MediaType: mediaType, Body: b, JSON: true}.Post(nil)
 	if err != nil {
 		return 0, err
 	}
-
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	mw.WriteField("token", html.UnescapeString(string(tok[1])))
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
-	h.Set("Content-Type", mediaType)
-	fw, _ := mw.CreatePart(h)
-	fw.Write(b)
-	mw.Close()
-	req, _ := http.NewRequest(http.MethodPost, post.String(), &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Origin", u.Scheme+"://"+u.Host)
-	req.Header.Set("Accept", "application/json")
-	res, err = http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer res.Body.Close()
 	var stored struct {
 		Size  int64  `json:"size"`
 		Error string `json:"error"`
 	}
-	if err := json.NewDecoder(res.Body).Decode(&stored); err != nil || res.StatusCode != http.StatusCreated {
-		return 0, fmt.Errorf("POST the form: %d %q (%v)", res.StatusCode, stored.Error, err)
+	if err := json.Unmarshal([]byte(body), &stored); err != nil || code != http.StatusCreated {
+		return 0, fmt.Errorf("POST the form: %d %q (%v)", code, stored.Error, err)
 	}
 	return stored.Size, nil
 }
@@ -521,21 +487,7 @@ func TestImportArchiveDeclined(t *testing.T) {
 func elicitationRequired(t *testing.T, cs *mcp.ClientSession) *mcp.ElicitParams {
 	t.Helper()
 	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "import_archive", Arguments: map[string]any{}})
-	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Code != mcp.CodeURLElicitationRequired {
-		t.Fatalf("call: %v, want the -32042 error", err)
-	}
-	var data struct {
-		Elicitations []*mcp.ElicitParams `json:"elicitations"`
-	}
-	if err := json.Unmarshal(je.Data, &data); err != nil || len(data.Elicitations) != 1 {
-		t.Fatalf("error data %s (%v), want one elicitation", je.Data, err)
-	}
-	e := data.Elicitations[0]
-	if e.Mode != "url" || e.URL == "" || e.ElicitationID == "" {
-		t.Fatalf("elicitation %+v, want a URL-mode one", e)
-	}
-	return e
+	return mcptest.URLElicitationRequired(t, err)
 }
 
 // TestImportArchiveRequired: a client without elicitation.url, on
