@@ -119,6 +119,9 @@ func (t *tour) run(ctx context.Context) {
 
 	t.section("7. Uploading a file out of band (SEP-2631, examples/analyze_document/analyzedoc/args.go)")
 	t.upload(ctx)
+
+	t.section("8. A person's file through an upload page (URL-mode elicitation, import_archive)")
+	t.page(ctx)
 }
 
 func connect(ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, version string) (*mcp.ClientSession, error) {

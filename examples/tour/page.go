@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
+)
+
+// page plays a client and a person against analyze_document's
+// import_archive, which asks the person for a file through an upload page
+// (runtime.ElicitUpload, a URL-mode elicitation), on protocol 2026-07-28:
+// the page comes back as an input request, the client shows it, the
+// person's browser posts the file, and the retried call waits for it,
+// reporting progress.
+func (t *tour) page(ctx context.Context) {
+	ts := httptest.NewUnstartedServer(nil)
+	base := "http://" + ts.Listener.Addr().String()
+	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: base + "/files/", Store: memstore.New(nil)})
+	if err != nil {
+		ts.Listener.Close()
+		t.check(false, "start analyze_document: %v", err)
+		return
+	}
+	ts.Config.Handler = h
+	ts.Start()
+	defer ts.Close()
+
+	archive := textFile(3 << 20)
+	sum := sha256.Sum256(archive)
+	var (
+		mu       sync.Mutex
+		shown    *mcp.ElicitParams
+		page     mcptest.UploadPage
+		posted   int
+		progress []*mcp.ProgressNotificationParams
+		uploaded = make(chan struct{})
+	)
+	c := mcp.NewClient(&mcp.Implementation{Name: "tour", Version: "v1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		// The client shows the page's URL to the person, who opens it in a
+		// browser and sends the file (the browser's part, played here).
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			shown = req.Params
+			mu.Unlock()
+			go func() {
+				defer close(uploaded)
+				p, err := mcptest.OpenUploadPage(nil, req.Params.URL)
+				if err != nil {
+					return
+				}
+				code, _, _ := mcptest.PagePost{Action: p.Action, Origin: mcptest.OriginOf(req.Params.URL), Token: p.Token,
+					Name: "archive.txt", MediaType: "text/plain", Body: archive}.Post(nil)
+				mu.Lock()
+				page, posted = p, code
+				mu.Unlock()
+			}()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params)
+			mu.Unlock()
+		},
+	})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + analyzedoc.MCPPath}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.check(false, "connect to analyze_document: %v", err)
+		return
+	}
+	defer cs.Close()
+
+	t.printf("   ans, pending, err := runtime.ElicitUpload[ArchiveUpload](ctx, req, \"Please choose the archive…\", nil)\n")
+	t.printf("   (ArchiveUpload has one runtime.File field tagged maxSize=2GiB; the client declares elicitation.url)\n\n")
+	t.printf("   tools/call import_archive {} with a progress token\n")
+	params := &mcp.CallToolParams{Name: analyzedoc.ImportTool.Name, Arguments: map[string]any{}}
+	params.SetProgressToken("tour")
+	res, err := cs.CallTool(ctx, params)
+	<-uploaded
+	if err != nil {
+		t.check(false, "tools/call import_archive: %v", err)
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if shown == nil {
+		t.check(false, "the client was never shown a page")
+		return
+	}
+	u := shown.URL
+	t.printf("   → an input request, mode \"url\": %q\n     url: %s<token, %d characters>\n",
+		shown.Message, u[:strings.LastIndexByte(u, '/')+1], len(u)-strings.LastIndexByte(u, '/')-1)
+	t.check(shown.Mode == "url" && strings.HasPrefix(u, base+"/files/page/"), "the page comes back as a URL-mode input request, served beside the MCP endpoint")
+
+	rules := regexp.MustCompile(`<p id="rules"[^>]*>([^<]*)</p>`).FindStringSubmatch(page.HTML)
+	csp := page.Header.Get("Content-Security-Policy")
+	if rules != nil {
+		t.printf("\n   the person's browser opens it: a form with one file input; it says %q\n", rules[1])
+	}
+	t.printf("   Content-Security-Policy: %.60s…\n", csp)
+	t.check(page.Status == http.StatusOK && page.Token != "" && strings.Contains(csp, "default-src 'none'"),
+		"the page is one form, its token in a hidden field, under a policy that runs only its own script")
+	t.printf("   POST %s (the token field, then the file part, %d bytes) → %d\n", page.Action, len(archive), posted)
+	t.check(posted == http.StatusCreated, "the page's post stored the file (201), through the upload endpoint's checks")
+
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	t.printf("\n   the client retries the call with the person's answer; it waits for the upload, then:\n   %s\n", text)
+	t.check(!res.IsError && strings.Contains(text, fmt.Sprintf("%d bytes, sha256:%s", len(archive), hex.EncodeToString(sum[:]))),
+		"the handler read the uploaded bytes through File.Open: same size, same SHA-256")
+	if n := len(progress); n > 0 {
+		last := progress[n-1]
+		t.printf("   %d progress notification(s); the last: %.0f of %.0f bytes\n", n, last.Progress, last.Total)
+		t.check(last.Progress == last.Total && last.Progress >= float64(len(archive)), "progress reported, one at the end with the whole file")
+	} else {
+		t.check(false, "no progress notification")
+	}
+
+	again, _ := mcptest.OpenUploadPage(nil, u)
+	t.printf("\n   the page once more: %d\n", again.Status)
+	t.check(again.Status == http.StatusConflict, "the page is single use: a second upload is refused (409)")
+}
