@@ -394,12 +394,15 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 			tick = t.C
 		}
 	}
+	uploaded := func(size int64) (string, error) {
+		if progress != nil {
+			progress(size, size)
+		}
+		return state, nil
+	}
 	if p == nil { // minted by another replica, or long done: the store knows
 		if m, err := c.Store.Stat(ctx, ref.FileID); err == nil {
-			if progress != nil {
-				progress(m.Size, m.Size)
-			}
-			return state, nil
+			return uploaded(m.Size)
 		}
 	}
 	poll := time.NewTicker(pagePoll)
@@ -407,12 +410,6 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 	deadline := time.NewTimer(max(pageExpires.Sub(c.Now()), 0))
 	defer deadline.Stop()
 	var reported int64
-	uploaded := func(size int64) (string, error) {
-		if progress != nil {
-			progress(size, size)
-		}
-		return state, nil
-	}
 	for {
 		select {
 		case <-finished:
