@@ -130,8 +130,10 @@ func ServeHTTP(ctx context.Context, addr string, s *mcp.Server, limit int64) err
 }
 
 // Serve serves h on l until ctx is done, then shuts down gracefully
-// (waiting up to 5 seconds for requests in flight), with the timeouts of
-// the example commands. It closes l.
+// (waiting up to 5 seconds for requests in flight, then closing what is
+// still open: a client's stream of server messages, or a tool call that
+// waits for a person's upload, may never end by itself), with the
+// timeouts of the example commands. It closes l.
 func Serve(ctx context.Context, l net.Listener, h http.Handler) error {
 	srv := &http.Server{
 		Handler:           h,
@@ -150,6 +152,9 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler) error {
 	case <-ctx.Done():
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		return srv.Shutdown(shutdown)
+		if err := srv.Shutdown(shutdown); !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return srv.Close()
 	}
 }
