@@ -255,6 +255,11 @@ func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writ
 		return nil, fmt.Errorf("diskstore: %w", err)
 	}
 	w := &writer{s: s, id: id, meta: m, limit: limit, f: f, name: filepath.Base(f.Name()), h: sha256.New()}
+	// Made once, so that starting it (go w.writeChunk()) allocates nothing.
+	w.writeChunk = func() {
+		w.chunkN, w.chunkErr = w.f.Write(w.chunk)
+		w.writing.Done()
+	}
 	s.index.reserve(w.name, m.Owner, limit)
 	return w, nil
 }
@@ -557,6 +562,11 @@ type reader struct {
 
 func (r *reader) Close() error { return r.f.Close() }
 
+// parallelHashMin is the smallest write that a writer copies into the file
+// on another goroutine while it hashes the bytes. Below it, starting and
+// waiting for the goroutine would cost more than the overlap saves.
+const parallelHashMin = 64 << 10
+
 type writer struct {
 	s       *Store
 	id      string
@@ -568,6 +578,15 @@ type writer struct {
 	written int64
 	flushed int64 // bytes whose writeback has been started
 	err     error // why the writer is spent
+
+	// Write copies a large p into the file on a goroutine of its own
+	// (writeChunk, of chunk, giving chunkN and chunkErr) while it hashes p,
+	// and waits for it before it returns.
+	chunk      []byte
+	chunkN     int
+	chunkErr   error
+	writeChunk func()
+	writing    sync.WaitGroup
 }
 
 func (w *writer) Write(p []byte) (int, error) {
@@ -578,8 +597,27 @@ func (w *writer) Write(p []byte) (int, error) {
 		w.discard(store.ErrTooLarge)
 		return 0, store.ErrTooLarge
 	}
-	n, err := w.f.Write(p)
-	w.h.Write(p[:n])
+	var n int
+	var err error
+	if len(p) >= parallelHashMin {
+		// SHA-256 costs more than the copy into the page cache; side by
+		// side on two cores, a 1 GiB upload took 4 to 8 % less time
+		// (BENCHMARKS.md §7). The hash stays on this goroutine and the
+		// system call goes to the new one: the other way round, the
+		// hash waited in this processor's queue for the write to return.
+		// A failed write spends the writer, so the hash of bytes it did
+		// not write is never used.
+		w.chunk = p
+		w.writing.Add(1)
+		go w.writeChunk()
+		w.h.Write(p)
+		w.writing.Wait()
+		n, err = w.chunkN, w.chunkErr
+		w.chunk = nil
+	} else {
+		n, err = w.f.Write(p)
+		w.h.Write(p[:n])
+	}
 	w.written += int64(n)
 	if w.written-w.flushed >= writebackChunk {
 		// Start writing the file's pages to disk now, so that Commit's
