@@ -635,9 +635,9 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if _, err := dst.Write(head); err != nil {
 		return 0, c.pageInternal(r, "write", err)
 	}
-	bufp := c.bufs.Get().(*[]byte)
-	defer c.bufs.Put(bufp)
-	n, err := copyAtMost(dst, body, claims.Size-int64(nh), *bufp)
+	buf := c.bufs.get()
+	defer c.bufs.put(buf)
+	n, err := copyFile(dst, body, claims.Size-int64(nh), buf, nil)
 	n += int64(nh)
 	switch {
 	case errors.Is(err, errOversize):
@@ -729,30 +729,6 @@ func readHead(r io.Reader, n int) ([]byte, error) {
 		}
 	}
 	return head[:got], nil
-}
-
-// copyAtMost copies src to dst through buf until src ends, failing with
-// errOversize at the first byte past limit (which it never writes), and
-// with errRead when src fails or is cut short.
-func copyAtMost(dst io.Writer, src io.Reader, limit int64, buf []byte) (n int64, err error) {
-	for {
-		m, rerr := src.Read(buf[:min(int64(len(buf)), limit-n+1)])
-		if int64(m) > limit-n {
-			return n, errOversize
-		}
-		if m > 0 {
-			if _, err := dst.Write(buf[:m]); err != nil {
-				return n, err
-			}
-			n += int64(m)
-		}
-		switch {
-		case rerr == io.EOF:
-			return n, nil
-		case rerr != nil:
-			return n, fmt.Errorf("%w: %w", errRead, rerr)
-		}
-	}
 }
 
 // A deadlineReader fails reads after deadline: an upload that started

@@ -217,7 +217,7 @@ type config struct {
 	publicOrigin string       // scheme://host of PublicURL, as browsers send it in Origin
 	usage        store.Usager // nil: no quota
 	pages        *pages
-	bufs         sync.Pool // of *[]byte, Upload.BufferSize long: page uploads' buffers
+	bufs         *bufferPool // page uploads' buffers
 }
 
 func newConfig(o Options) (*config, error) {
@@ -270,6 +270,7 @@ func newConfig(o Options) (*config, error) {
 	if c.Upload.BufferSize <= 0 {
 		c.Upload.BufferSize = DefaultBufferSize
 	}
+	c.Upload.BufferSize = max(c.Upload.BufferSize, MinBufferSize)
 	if c.Upload.MaxPreambleBytes <= 0 {
 		c.Upload.MaxPreambleBytes = DefaultMaxPreambleBytes
 	}
@@ -279,7 +280,7 @@ func newConfig(o Options) (*config, error) {
 	if c.Upload.IdleTimeout <= 0 {
 		c.Upload.IdleTimeout = DefaultIdleTimeout
 	}
-	c.bufs.New = func() any { b := make([]byte, c.Upload.BufferSize); return &b }
+	c.bufs = newBufferPool(c.Upload.BufferSize)
 	if c.Quota == 0 {
 		c.Quota = DefaultQuota
 	}

@@ -348,7 +348,7 @@ func TestLargeObject(t *testing.T) {
 			defer w.Abort()
 			src := &countingPattern{left: size, every: 4 << 20, tick: peak.sample}
 			want := sha256.New()
-			buf := make([]byte, 32<<10) // the upload handler's buffer
+			buf := make([]byte, 256<<10) // half the upload handler's buffer
 			if n, err := io.CopyBuffer(w, io.TeeReader(src, want), buf); n != size || err != nil {
 				t.Fatalf("writing = %d, %v", n, err)
 			}

@@ -370,7 +370,7 @@ func TestLargeObjectUnknownSize(t *testing.T) {
 			defer w.Abort()
 			src := &countingPattern{left: size, every: 1 << 20, tick: sample}
 			var want hash.Hash = sha256.New()
-			buf := make([]byte, 32<<10) // the upload handler's buffer
+			buf := make([]byte, 256<<10) // half the upload handler's buffer
 			if n, err := io.CopyBuffer(w, io.TeeReader(src, want), buf); n != size || err != nil {
 				t.Fatalf("writing = %d, %v", n, err)
 			}
