@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
@@ -43,14 +44,16 @@ import (
 //     Register returns, to a diskstore, against a bare net/http handler
 //     that copies the same body to a file: time, peak heap, peak RSS.
 //   - BenchmarkEndToEnd: authorize + upload + tools/call of a 64 MiB file,
-//     the handler reading every byte, against a 5 MiB file inline.
+//     the handler reading every byte, against a 5 MiB file inline;
+//     BenchmarkEndToEndServer, the same with the client in a process of
+//     its own, so that what it measures of memory and CPU is the server's.
 //   - BenchmarkFileURICall and BenchmarkResolve: what resolving a file URI
 //     costs a tools/call, for files of 1 KiB to 64 MiB.
 //
-// Client and server share the process. The client streams every body
-// from textReader, never from memory, so that the heap and the resident
-// memory measured are the server's and the runtime's, with little of the
-// client's in them.
+// Elsewhere client and server share the process. The client streams
+// every body from textReader, never from memory, so that the heap and the
+// resident memory measured are the server's and the runtime's, with
+// little of the client's in them.
 
 // textLine is a line of the benchmarks' text files, 66 bytes long once
 // numbered.
@@ -106,6 +109,7 @@ type benchSite struct {
 	keys   *token.Keyring
 	cs     *mcp.ClientSession
 	http   *http.Client // of the uploads
+	url    string       // of the httptest server: MCP at /mcp, uploads at /files/
 }
 
 // newBenchSite starts a benchSite whose store is in dir. Add the tools
@@ -135,6 +139,14 @@ func newBenchSite(b *testing.B, dir string) *benchSite {
 		b.Fatal(err)
 	}
 	mux.Handle("/files/", h)
+	// The request limit that the largest inline file of the benchmarks
+	// (testtypes.BigArgs) needs, as a server sizes it.
+	limit, err := runtime.MaxRequestBytes(testtypes.BigArgs{}.MCPSchema(), testtypes.DocumentArgs{}.MCPSchema())
+	if err != nil {
+		b.Fatal(err)
+	}
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: limit}))
+	s.url = ts.URL
 	return s
 }
 
@@ -191,6 +203,14 @@ func (s *benchSite) delete(b *testing.B, uri string) {
 // token field then the file part, or a PUT of the bytes. Either body is
 // streamed, with its length known.
 func uploadRequest(b *testing.B, url, method, tok string, size int64) *http.Request {
+	r, err := newUploadRequest(url, method, tok, size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+func newUploadRequest(url, method, tok string, size int64) (*http.Request, error) {
 	var body io.Reader
 	var length int64
 	var ct string
@@ -211,7 +231,7 @@ func uploadRequest(b *testing.B, url, method, tok string, size int64) *http.Requ
 	}
 	r, err := http.NewRequest(method, url, body)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
 	r.ContentLength = length
 	if ct != "" {
@@ -220,20 +240,28 @@ func uploadRequest(b *testing.B, url, method, tok string, size int64) *http.Requ
 	if method == http.MethodPut && tok != "" {
 		r.Header.Set("Authorization", "Bearer "+tok)
 	}
-	return r
+	return r, nil
 }
 
 // do sends r and fails b unless the status is want.
 func do(b *testing.B, c *http.Client, r *http.Request, want int) {
+	if err := sendWant(c, r, want); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// sendWant sends r and returns an error unless the status is want.
+func sendWant(c *http.Client, r *http.Request, want int) error {
 	res, err := c.Do(r)
 	if err != nil {
-		b.Fatal(err)
+		return err
 	}
 	msg, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != want {
-		b.Fatalf("%s %s: %d %s, want %d", r.Method, r.URL.Path, res.StatusCode, msg, want)
+		return fmt.Errorf("%s %s: %d %s, want %d", r.Method, r.URL.Path, res.StatusCode, msg, want)
 	}
+	return nil
 }
 
 // readEvery is a tool handler that reads every byte of the file pick
@@ -420,7 +448,8 @@ func (u *usage) report(b *testing.B) {
 //   - impl=mcpfile: the handler transfer.Register returns, into a
 //     diskstore, with the token files/authorizeUpload gave (authorizing
 //     and deleting the file are not timed): token check, streaming copy
-//     through one 32 KiB buffer, sniffing, SHA-256, fsync, commit;
+//     through two 256 KiB halves of a buffer, sniffing, SHA-256 (beside
+//     the copy into the file), fsync, commit;
 //   - impl=bare: the baseline, a net/http handler that io.Copy's the body
 //     (the file part of a POST, through mime/multipart) to a file in the
 //     same directory;
@@ -581,6 +610,170 @@ func BenchmarkEndToEnd(b *testing.B) {
 			return func() {}
 		})
 	})
+}
+
+// BenchmarkEndToEndServer runs the ops of BenchmarkEndToEnd with the
+// client in a process of its own (this test binary run again, see
+// benchClient), connected over streamable HTTP: what an op allocates, and
+// the CPU time, are then the server's alone, the client's work sharing
+// the machine but not the heap. The op is timed from the parent's "op"
+// line to the child's answer; alloc-% and call-B/op are the server
+// process's allocation while the op ran.
+func BenchmarkEndToEndServer(b *testing.B) {
+	s := newBenchSite(b, b.TempDir())
+	runtime.AddTool(s.server, &mcp.Tool{Name: "analyze"}, readEvery[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
+	runtime.AddTool(s.server, &mcp.Tool{Name: "blob"}, readEvery[testtypes.BigArgs](func(in testtypes.BigArgs) runtime.File { return in.Blob }))
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, call := range benchCalls {
+		b.Run("call="+call.name, func(b *testing.B) {
+			op := startBenchClient(b, exe, s.url, call.name)
+			forget := func(uri string) {
+				if uri != "-" {
+					s.delete(b, uri)
+				}
+			}
+			forget(op()) // the first op warms up both sides, untimed
+			endToEnd(b, call.size, func(*stepMeter) (cleanup func()) {
+				uri := op()
+				return func() { forget(uri) }
+			})
+		})
+	}
+}
+
+// benchCalls are the ops a benchClient does, by name: what
+// BenchmarkEndToEnd does in process.
+var benchCalls = []struct {
+	name string
+	size int64
+}{
+	{"upload-64MiB", 64 << 20},
+	{"inline-5MiB", 5 << 20},
+}
+
+// The environment of a benchClient process: the server's base URL and the
+// name of the op.
+const (
+	clientEnv   = "MCPFILE_BENCH_CLIENT"
+	clientOpEnv = "MCPFILE_BENCH_OP"
+)
+
+// startBenchClient starts exe, this test binary, as a benchClient of the
+// server at url doing the op name, and returns the function that has it
+// do one op and returns the op's answer: the file URI it uploaded, or "-".
+func startBenchClient(b *testing.B, exe, url, name string) (op func() string) {
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), clientEnv+"="+url, clientOpEnv+"="+name,
+		"GOMAXPROCS="+strconv.Itoa(goruntime.GOMAXPROCS(0)))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close() // the client's end of input: it exits
+		cmd.Wait()
+	})
+	answers := bufio.NewReader(out)
+	return func() string {
+		io.WriteString(in, "op\n")
+		line, err := answers.ReadString('\n')
+		if err != nil {
+			in.Close()
+			cmd.Wait()
+			b.Fatalf("client process: %v\n%s", err, stderr.Bytes())
+		}
+		return strings.TrimSuffix(line, "\n")
+	}
+}
+
+// TestMain runs benchClient instead of the tests in a process that
+// BenchmarkEndToEndServer started.
+func TestMain(m *testing.M) {
+	if url := os.Getenv(clientEnv); url != "" {
+		if err := benchClient(url, os.Getenv(clientOpEnv), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// benchClient connects to the server at url (MCP at /mcp) over streamable
+// HTTP and does the op name for each line read from in, writing a line to
+// out when it is done: the file URI it uploaded, or "-". It returns when
+// in ends.
+func benchClient(url, name string, in io.Reader, out io.Writer) error {
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v1"}, nil)
+	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
+		return err
+	}
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp"}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	hc := &http.Client{Transport: &http.Transport{}}
+	callTool := func(tool string, args any, want int64) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			return err
+		}
+		if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || got != strconv.FormatInt(want, 10) {
+			return fmt.Errorf("%s answered %q (error: %v), want %d", tool, got, res.IsError, want)
+		}
+		return nil
+	}
+	var op func() (string, error)
+	switch name {
+	case "upload-64MiB":
+		const size = 64 << 20
+		d := textDigest(size)
+		op = func() (string, error) {
+			size := int64(size)
+			res, err := authorize(ctx, cs, &transfer.AuthorizeUploadParams{Name: "big.txt", MimeType: "text/plain", Size: &size, Digest: &d})
+			if err != nil {
+				return "", err
+			}
+			r, err := newUploadRequest(res.Upload.URL, http.MethodPost, res.Upload.Multipart.Fields[transfer.FormFieldToken], size)
+			if err != nil {
+				return "", err
+			}
+			if err := sendWant(hc, r, http.StatusCreated); err != nil {
+				return "", err
+			}
+			return res.File.URI, callTool("analyze", map[string]any{"document": res.File.URI}, size)
+		}
+	case "inline-5MiB":
+		const size = 5 << 20
+		data, _ := io.ReadAll(textFile(size))
+		args, _ := json.Marshal(map[string]string{"blob": mcptest.DataURI("text/plain", data)})
+		op = func() (string, error) { return "-", callTool("blob", json.RawMessage(args), size) }
+	default:
+		return fmt.Errorf("%s=%q: want upload-64MiB or inline-5MiB", clientOpEnv, name)
+	}
+	lines := bufio.NewScanner(in)
+	for lines.Scan() {
+		answer, err := op()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, answer)
+	}
+	return lines.Err()
 }
 
 // A stepMeter adds up, by step, the time taken and the bytes allocated
