@@ -635,7 +635,7 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if _, err := dst.Write(head); err != nil {
 		return 0, c.pageInternal(r, "write", err)
 	}
-	buf := c.bufs.get()
+	buf := c.bufs.get(claims.Size - int64(nh))
 	defer c.bufs.put(buf)
 	n, err := copyFile(dst, body, claims.Size-int64(nh), buf, nil)
 	n += int64(nh)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
@@ -147,9 +148,9 @@ type UploadOptions struct {
 //
 // A rejected upload leaves nothing in the store and does not use up its
 // token: the genuine upload may follow. The handler never redirects, holds
-// no more of a file than its buffer and a copy of the first
-// [content.SniffLen] bytes, leaves no goroutine behind, and aborts the
-// object when the client goes away. UploadHandler panics if o.Store or o.Keys is nil.
+// no more of a file than its buffer (for a small file, twice the file's
+// size), leaves no goroutine behind, and aborts the object when the client
+// goes away. UploadHandler panics if o.Store or o.Keys is nil.
 func UploadHandler(o UploadOptions) http.Handler {
 	if o.Store == nil || o.Keys == nil {
 		panic("transfer: UploadHandler needs UploadOptions.Store and UploadOptions.Keys")
@@ -210,7 +211,14 @@ func newBufferPool(size int) *bufferPool {
 	return &bufferPool{size: size, idle: make(chan []byte, keptBuffers)}
 }
 
-func (p *bufferPool) get() []byte {
+// get returns a buffer for a file of at most limit bytes: a full one, or
+// for a small file one that holds it twice over (at least MinBufferSize),
+// so that a connection that declares a few bytes does not hold half a
+// megabyte.
+func (p *bufferPool) get(limit int64) []byte {
+	if need := 2 * (limit + 1); need < int64(p.size) {
+		return make([]byte, max(need, MinBufferSize))
+	}
 	select {
 	case b := <-p.idle:
 		return b
@@ -219,7 +227,12 @@ func (p *bufferPool) get() []byte {
 	}
 }
 
+// put keeps b for reuse if it is a full buffer and fewer than keptBuffers
+// are idle.
 func (p *bufferPool) put(b []byte) {
+	if len(b) != p.size {
+		return
+	}
 	select {
 	case p.idle <- b:
 	default:
@@ -324,16 +337,16 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 	defer obj.Abort() // after a successful Commit it does nothing
 
-	// 8. Copy through one buffer: exact size, sniff the first bytes; the store hashes as it writes.
-	buf := h.bufs.get()
+	// 8. Copy: exact size, sniff the first bytes; the store hashes as it writes.
+	buf := h.bufs.get(c.Size)
 	defer h.bufs.put(buf)
 	body = &idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}
-	n, err := copyFile(obj, body, c.Size, buf, sniffer(c.MediaType))
+	n, err := copyFile(obj, endAtCut{body}, c.Size, buf, sniffer(c.MediaType))
 	var mismatch *sniffError
 	switch {
 	case errors.Is(err, errOversize):
 		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the declared size %d", c.Size))
-	case err == nil && n < c.Size, errors.Is(err, io.ErrUnexpectedEOF):
+	case err == nil && n < c.Size:
 		return reject(http.StatusBadRequest, fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
 	case errors.As(err, &mismatch):
 		return reject(http.StatusUnsupportedMediaType, fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
@@ -548,16 +561,20 @@ func sniffer(declared string) func(head []byte) error {
 // half is written to dst on a goroutine of its own (and hashed there, by
 // the store), src is read into the other. Each half is filled before it is
 // written, so that the store sees a few large writes rather than whatever
-// each read of the connection returned.
+// each read of the connection returned; but a slow sender's bytes go to
+// the store at least every flushAfter.
 //
 // It stops with errOversize at the first byte past limit, never reading
 // further than that one byte; with an error wrapping errRead and src's own
-// (io.ErrUnexpectedEOF for a body cut short) when src fails, and with the
-// error of dst.Write. Unless nil, first sees the file's first
-// content.SniffLen bytes (or all of a shorter file) before anything is
-// written, and its error stops the copy. It returns the bytes read from src
-// and, with a nil error, written to dst; it returns only once dst is no
-// longer written, so that the caller may abort dst and reuse buf.
+// when src fails; and with the error of dst.Write, which comes first
+// whatever else went wrong, and stops the reading at once. A panic in
+// dst.Write is raised again in the caller's goroutine. Unless nil, first
+// sees the file's first content.SniffLen bytes (or all of a file shorter
+// than that which ends at limit) before anything is written, and its
+// error stops the copy; a src that ends short of limit before that is left
+// to the caller's size check. It returns the bytes read from src and, with
+// a nil error, written to dst; it returns only once dst is no longer
+// written, so that the caller may abort dst and reuse buf.
 //
 // Against one 32 KiB buffer read and written in turn, the two halves took
 // 38 % off the upload of 64 MiB by multipart POST, and 10 % off 1 GiB
@@ -568,32 +585,60 @@ func copyFile(dst io.Writer, src io.Reader, limit int64, buf []byte, first func(
 		writing sync.WaitGroup
 		chunk   []byte // being written
 		werr    error  // of the write of chunk, read after writing.Wait
+		wpanic  any    // likewise
+		failed  atomic.Bool
 	)
 	write := func() { // made once, so that go write() allocates nothing
-		_, werr = dst.Write(chunk)
-		writing.Done()
+		defer writing.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				wpanic = p
+				failed.Store(true)
+			}
+		}()
+		if _, werr = dst.Write(chunk); werr != nil {
+			failed.Store(true)
+		}
+	}
+	// wait waits for the write in flight and returns its error, if any,
+	// before err.
+	wait := func(err error) error {
+		writing.Wait()
+		if wpanic != nil {
+			panic(wpanic)
+		}
+		if werr != nil {
+			return werr
+		}
+		return err
 	}
 	defer writing.Wait()
 	half := len(buf) / 2
 	cur, next := buf[:half], buf[half:]
 	for {
-		m, rerr := fill(src, cur[:min(int64(len(cur)), limit-n+1)])
+		atLeast := 1
+		if first != nil {
+			atLeast = content.SniffLen
+		}
+		m, rerr := fill(src, cur[:min(int64(len(cur)), limit-n+1)], atLeast, &failed)
 		if int64(m) > limit-n {
-			return n, errOversize
+			return n, wait(errOversize)
 		}
 		n += int64(m)
 		if rerr != nil && rerr != io.EOF {
-			return n, fmt.Errorf("%w: %w", errRead, rerr)
+			return n, wait(fmt.Errorf("%w: %w", errRead, rerr))
+		}
+		if err := wait(nil); err != nil {
+			return n, err
 		}
 		if first != nil {
+			if rerr == io.EOF && n < limit {
+				return n, nil // short: the caller's to say
+			}
 			if err := first(cur[:min(m, content.SniffLen)]); err != nil {
 				return n, err
 			}
 			first = nil
-		}
-		writing.Wait()
-		if werr != nil {
-			return n, werr
 		}
 		if m > 0 {
 			chunk = cur[:m]
@@ -601,19 +646,43 @@ func copyFile(dst io.Writer, src io.Reader, limit int64, buf []byte, first func(
 			go write()
 		}
 		if rerr == io.EOF {
-			writing.Wait()
-			return n, werr
+			return n, wait(nil)
 		}
 		cur, next = next, cur
 	}
 }
 
-// fill reads from r until b is full or r fails (io.EOF included).
-func fill(r io.Reader, b []byte) (n int, err error) {
-	for n < len(b) && err == nil {
+// flushAfter is how long copyFile waits for a half to fill before it
+// writes what it has: a store that streams to a server with an idle
+// timeout (S3's is some 20 s) keeps getting bytes from a slow sender, and
+// an upload page's progress keeps moving.
+const flushAfter = 250 * time.Millisecond
+
+// fill reads from r into b until b is full or r fails (io.EOF included),
+// or, once it has atLeast bytes, when flushAfter has passed since it
+// started. It stops before its next read once stop is set.
+func fill(r io.Reader, b []byte, atLeast int, stop *atomic.Bool) (n int, err error) {
+	start := time.Now()
+	for n < len(b) && err == nil && !stop.Load() {
+		if n >= atLeast && time.Since(start) >= flushAfter {
+			break
+		}
 		var m int
 		m, err = r.Read(b[n:])
 		n += m
+	}
+	return n, err
+}
+
+// endAtCut reads r, reporting a body cut short (io.ErrUnexpectedEOF, as
+// net/http's and mime/multipart's readers do) as its end: the size check
+// then says how much of the declared size arrived.
+type endAtCut struct{ r io.Reader }
+
+func (e endAtCut) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
 	}
 	return n, err
 }

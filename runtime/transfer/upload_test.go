@@ -735,3 +735,88 @@ func BenchmarkUpload64MiB(b *testing.B) {
 		}, func(int) {})
 	})
 }
+
+// failingStore is a memstore whose writers' Write is replaced by write.
+type failingStore struct {
+	store.Store
+	write func(p []byte) (int, error)
+}
+
+func (s failingStore) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
+	w, err := s.Store.Create(ctx, id, m)
+	if err != nil {
+		return nil, err
+	}
+	return failingWriter{w, s.write}, nil
+}
+
+type failingWriter struct {
+	store.Writer
+	write func(p []byte) (int, error)
+}
+
+func (w failingWriter) Write(p []byte) (int, error) { return w.write(p) }
+
+// TestUploadStoreFails: a store that fails is the server's fault (500,
+// logged), even when its error wraps io.ErrUnexpectedEOF, as a cut
+// connection to object storage does; a store whose Write panics takes
+// down the request, not the server.
+func TestUploadStoreFails(t *testing.T) {
+	fx := newFixture(t, "memstore")
+	var logged bytes.Buffer
+	var write func(p []byte) (int, error)
+	st := failingStore{Store: fx.store, write: func(p []byte) (int, error) { return write(p) }}
+	h := transfer.UploadHandler(transfer.UploadOptions{Store: st, Keys: fx.keys, Now: func() time.Time { return now }, ErrorLog: log.New(&logged, "", 0)})
+
+	write = func([]byte) (int, error) { return 0, fmt.Errorf("s3store: put: %w", io.ErrUnexpectedEOF) }
+	w := serve(h, put(sign(t, fx.keys, claims(data)), bytes.NewReader(data), false))
+	if w.Code != http.StatusInternalServerError || !strings.Contains(logged.String(), "unexpected EOF") {
+		t.Errorf("store fails with a wrapped io.ErrUnexpectedEOF: %d %s, logged %q; want 500, logged", w.Code, w.Body, logged.String())
+	}
+
+	write = func([]byte) (int, error) { panic("store bug") }
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	for range 2 { // the server is still there for the second
+		req, _ := http.NewRequest(http.MethodPut, srv.URL, bytes.NewReader(data))
+		req.Header.Set("Authorization", "Bearer "+sign(t, fx.keys, claims(data)))
+		if res, err := srv.Client().Do(req); err == nil {
+			res.Body.Close()
+			t.Errorf("store panics: %s, want the connection dropped", res.Status)
+		}
+	}
+}
+
+// TestUploadShortBeforeType: a body that ends short of the declared size is
+// reported as short (400), before its first bytes are held against the
+// declared type, as it was when the check waited for the first KiB.
+func TestUploadShortBeforeType(t *testing.T) {
+	fx := newFixture(t, "memstore")
+	c := claims(data)
+	c.MediaType = "image/png"
+	tok := sign(t, fx.keys, c)
+	for name, r := range map[string]*http.Request{
+		"PUT":  put(tok, strings.NewReader("hello"), true),
+		"POST": post(t, tok, []byte("hello")),
+	} {
+		if w := serve(fx.handler, r); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "body ended after 5 of the declared") {
+			t.Errorf("%s of 5 bytes of text declared as %d bytes of PNG: %d %s, want 400 body ended", name, len(data), w.Code, w.Body)
+		}
+	}
+}
+
+// TestUploadMultipartCutAfterFile: a multipart body whose file part holds
+// every declared byte but whose closing boundary never came is taken: the
+// bytes are all there and have the declared digest.
+func TestUploadMultipartCutAfterFile(t *testing.T) {
+	fx := newFixture(t, "memstore")
+	tok := sign(t, fx.keys, claims(data))
+	body, ct := multipartBody(t, part{"token", tok}, part{"file", string(data)})
+	end := bytes.Index(body, data) + len(data)
+	r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body[:end]))
+	r.Header.Set("Content-Type", ct)
+	if w := serve(fx.handler, r); w.Code != http.StatusCreated {
+		t.Errorf("multipart body cut after the file's bytes: %d %s, want 201", w.Code, w.Body)
+	}
+}

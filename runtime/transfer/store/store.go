@@ -197,7 +197,9 @@ type Usager interface {
 	Usage(ctx context.Context, owner string, now time.Time) (int64, error)
 }
 
-// Writer writes one object. It is not safe for concurrent use.
+// Writer writes one object. It is not safe for concurrent use, but its
+// methods may be called from different goroutines one after the other: the
+// upload handler writes each part of a file from a goroutine of its own.
 //
 // A write that would take the object past [Meta.Size] (or past
 // [Meta.MaxSize], when the size is [SizeUnknown]) fails with [ErrTooLarge]

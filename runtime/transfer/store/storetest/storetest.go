@@ -247,7 +247,9 @@ func testStreaming(t *testing.T, s store.Store, c *clock) {
 	for i := 0; written < size; i++ {
 		sizes := []int{1, 4095, 32 << 10, 64 << 10, 256<<10 + 3, 1 << 20}
 		chunk := buf[:min(int64(sizes[i%len(sizes)]), size-written)]
-		io.ReadFull(src, chunk)
+		if _, err := io.ReadFull(src, chunk); err != nil {
+			t.Fatal(err)
+		}
 		want.Write(chunk)
 		if n, err := w.Write(chunk); n != len(chunk) || err != nil {
 			t.Fatalf("Write of %d bytes at %d = %d, %v", len(chunk), written, n, err)
