@@ -683,7 +683,9 @@ func startBenchClient(b *testing.B, exe, url, name string) (op func() string) {
 	}
 	b.Cleanup(func() {
 		in.Close() // the client's end of input: it exits
+		stop := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
 		cmd.Wait()
+		stop.Stop()
 	})
 	answers := bufio.NewReader(out)
 	return func() string {

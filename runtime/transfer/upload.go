@@ -76,8 +76,10 @@ type UploadOptions struct {
 	// DefaultUploadTTL.
 	TTL time.Duration
 	// BufferSize is the size of the buffer each upload is copied through.
-	// Zero means DefaultBufferSize; it is at least MinBufferSize. Up to
-	// eight idle buffers are kept for the next uploads.
+	// Zero means DefaultBufferSize; it is at least MinBufferSize. Each
+	// upload in progress holds one (a small file, twice its size), so a
+	// server that takes many slow uploads at once may want it smaller. Up
+	// to eight idle buffers are kept for the next uploads.
 	BufferSize int
 	// MaxPreambleBytes bounds how much of a multipart body is read before
 	// the file part starts (fields, part headers and boundaries; the
