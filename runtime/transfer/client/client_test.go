@@ -377,8 +377,9 @@ func TestBoundedMemory(t *testing.T) {
 	sum := sha256.Sum256(blob)
 	blob = nil // the test holds no copy either
 
-	// Warm up: the connections and the code paths allocate once.
-	if _, err := client.UploadPath(t.Context(), cs, writeFile(t, "small.bin", randomBytes(64<<10, 5)), "", local); err != nil {
+	// Warm up: the connections and the code paths allocate once, and the
+	// server keeps the full copy buffer a file this large takes.
+	if _, err := client.UploadPath(t.Context(), cs, writeFile(t, "warm.bin", randomBytes(1<<20, 5)), "", local); err != nil {
 		t.Fatal(err)
 	}
 
