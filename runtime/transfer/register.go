@@ -267,19 +267,7 @@ func newConfig(o Options) (*config, error) {
 		c.MaxPagesPerCaller = DefaultMaxPagesPerCaller
 	}
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
-	if c.Upload.BufferSize <= 0 {
-		c.Upload.BufferSize = DefaultBufferSize
-	}
-	c.Upload.BufferSize = max(c.Upload.BufferSize, MinBufferSize)
-	if c.Upload.MaxPreambleBytes <= 0 {
-		c.Upload.MaxPreambleBytes = DefaultMaxPreambleBytes
-	}
-	if c.Upload.MaxParts <= 0 {
-		c.Upload.MaxParts = DefaultMaxParts
-	}
-	if c.Upload.IdleTimeout <= 0 {
-		c.Upload.IdleTimeout = DefaultIdleTimeout
-	}
+	c.Upload.fillCopyDefaults()
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	if c.Quota == 0 {
 		c.Quota = DefaultQuota

@@ -170,24 +170,30 @@ func UploadHandler(o UploadOptions) http.Handler {
 	if h.o.TTL <= 0 {
 		h.o.TTL = DefaultUploadTTL
 	}
-	if h.o.BufferSize <= 0 {
-		h.o.BufferSize = DefaultBufferSize
-	}
-	h.o.BufferSize = max(h.o.BufferSize, MinBufferSize)
-	if h.o.MaxPreambleBytes <= 0 {
-		h.o.MaxPreambleBytes = DefaultMaxPreambleBytes
-	}
-	if h.o.MaxParts <= 0 {
-		h.o.MaxParts = DefaultMaxParts
-	}
-	if h.o.IdleTimeout <= 0 {
-		h.o.IdleTimeout = DefaultIdleTimeout
-	}
+	h.o.fillCopyDefaults()
 	if h.o.ErrorLog == nil {
 		h.o.ErrorLog = log.Default()
 	}
 	h.bufs = newBufferPool(h.o.BufferSize)
 	return h
+}
+
+// fillCopyDefaults fills in the bounds of reading a body that are zero:
+// what the upload endpoint and the upload pages share.
+func (o *UploadOptions) fillCopyDefaults() {
+	if o.BufferSize <= 0 {
+		o.BufferSize = DefaultBufferSize
+	}
+	o.BufferSize = max(o.BufferSize, MinBufferSize)
+	if o.MaxPreambleBytes <= 0 {
+		o.MaxPreambleBytes = DefaultMaxPreambleBytes
+	}
+	if o.MaxParts <= 0 {
+		o.MaxParts = DefaultMaxParts
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 }
 
 type uploadHandler struct {
