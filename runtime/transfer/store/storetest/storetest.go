@@ -661,6 +661,67 @@ func usager(t *testing.T, s store.Store) store.Usager {
 	return u
 }
 
+// openCounted opens a writer of m under id, for an owner whose usage
+// without it is base, and returns it with open: what open writers of n
+// bytes in all add to the usage. That is n for a store that counts open
+// writers (this one counting limit) and 0 for one that does not; any
+// other usage fails t.
+func openCounted(t *testing.T, s store.Store, u store.Usager, now time.Time, id string, m store.Meta, base, limit int64) (store.Writer, func(n int64) int64) {
+	t.Helper()
+	w, err := s.Create(context.Background(), id, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := u.Usage(context.Background(), m.Owner, now)
+	if err != nil {
+		t.Fatalf("Usage(%q): %v", m.Owner, err)
+	}
+	reserves := false
+	switch got {
+	case base:
+		t.Logf("%T does not count open writers", s)
+	case base + limit:
+		reserves = true
+		t.Logf("%T counts open writers", s)
+	default:
+		w.Abort()
+		t.Fatalf("with a writer of at most %d bytes open, Usage = %d, want %d (no reservations) or %d", limit, got, base, base+limit)
+	}
+	return w, func(n int64) int64 {
+		if reserves {
+			return n
+		}
+		return 0
+	}
+}
+
+// wantFailuresUncounted checks, for each way to fail a writer, that the
+// writer counts (open) while open and nothing once failed: its owner's
+// usage goes back to base. Each writer is created under id with the Meta
+// meta returns for the case, and the ID is freed after.
+func wantFailuresUncounted(t *testing.T, s store.Store, u store.Usager, now time.Time, id string, meta func(name string) store.Meta, base, limit int64, open func(int64) int64, fails map[string]func(store.Writer) error) {
+	t.Helper()
+	ctx := context.Background()
+	for name, fail := range fails {
+		m := meta(name)
+		w, err := s.Create(ctx, id, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantUsage(t, u, m.Owner, now, base+open(limit))
+		if err := fail(w); err == nil {
+			t.Fatalf("%s: writer did not fail", name)
+		}
+		if got, err := u.Usage(ctx, m.Owner, now); got != base || err != nil {
+			t.Errorf("after a writer failed (%s), Usage = %d, %v, want %d", name, got, err, base)
+		}
+		w.Abort()
+		if err := s.Delete(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatal(err)
+		}
+	}
+}
+
 // wantUsage checks the usage of owner at now.
 func wantUsage(t *testing.T, u store.Usager, owner string, now time.Time, want int64) {
 	t.Helper()
@@ -794,38 +855,11 @@ func testUsageWriters(t *testing.T, s store.Store, c *clock) {
 	u := usager(t, s)
 	ctx := context.Background()
 	now := c.Now()
-	usage := func(owner string) int64 {
-		t.Helper()
-		n, err := u.Usage(ctx, owner, now)
-		if err != nil {
-			t.Fatalf("Usage(%q): %v", owner, err)
-		}
-		return n
-	}
 	put(t, s, "base", bytesOf(1), owned(bytesOf(1), "alice"))
 
-	w, err := s.Create(ctx, "w1", owned(bytesOf(50), "alice"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, open := openCounted(t, s, u, now, "w1", owned(bytesOf(50), "alice"), 1, 50)
 	defer w.Abort()
-	reserves := false
-	switch got := usage("alice"); got {
-	case 1:
-		t.Logf("%T does not count open writers", s)
-	case 51:
-		reserves = true
-		t.Logf("%T counts open writers", s)
-	default:
-		t.Fatalf("with a 50-byte writer open, Usage = %d, want 1 (no reservations) or 51", got)
-	}
-	// open returns what open writers of n bytes in all count.
-	open := func(n int64) int64 {
-		if reserves {
-			return n
-		}
-		return 0
-	}
+	var err error
 	wantUsage(t, u, "bob", now, 0)
 	if _, err := w.Write(bytesOf(20)); err != nil {
 		t.Fatal(err)
@@ -854,7 +888,7 @@ func testUsageWriters(t *testing.T, s store.Store, c *clock) {
 	wantUsage(t, u, "", now, 50)
 
 	// Writers that fail stop counting.
-	for name, fail := range map[string]func(w store.Writer) error{
+	wantFailuresUncounted(t, s, u, now, "w3", func(string) store.Meta { return owned(bytesOf(50), "alice") }, 1, 50, open, map[string]func(w store.Writer) error{
 		"too large": func(w store.Writer) error { _, err := w.Write(bytesOf(51)); return err },
 		"short":     func(w store.Writer) error { w.Write(bytesOf(49)); return w.Commit(ctx) },
 		"canceled": func(w store.Writer) error {
@@ -863,20 +897,7 @@ func testUsageWriters(t *testing.T, s store.Store, c *clock) {
 			w.Write(bytesOf(50))
 			return w.Commit(canceled)
 		},
-	} {
-		w, err := s.Create(ctx, "w3", owned(bytesOf(50), "alice"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantUsage(t, u, "alice", now, 1+open(50))
-		if err := fail(w); err == nil {
-			t.Fatalf("%s: writer did not fail", name)
-		}
-		if got := usage("alice"); got != 1 {
-			t.Errorf("after a writer failed (%s), Usage = %d, want 1", name, got)
-		}
-		w.Abort()
-	}
+	})
 
 	// A writer that loses the race to the ID counts nothing after.
 	w, err = s.Create(ctx, "w4", owned(bytesOf(30), "alice"))

@@ -426,37 +426,10 @@ func testUnknownSizeUsage(t *testing.T, s store.Store, c *clock) {
 	u := usager(t, s)
 	ctx := context.Background()
 	now := c.Now()
-	usage := func(owner string) int64 {
-		t.Helper()
-		n, err := u.Usage(ctx, owner, now)
-		if err != nil {
-			t.Fatalf("Usage(%q): %v", owner, err)
-		}
-		return n
-	}
 	put(t, s, "base", bytesOf(1), owned(bytesOf(1), "alice"))
 
-	w, err := s.Create(ctx, "u1", unknown(100, "alice"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, open := openCounted(t, s, u, now, "u1", unknown(100, "alice"), 1, 100)
 	defer w.Abort()
-	reserves := false
-	switch got := usage("alice"); got {
-	case 1:
-		t.Logf("%T does not count open writers", s)
-	case 101:
-		reserves = true
-		t.Logf("%T counts open writers", s)
-	default:
-		t.Fatalf("with a writer of at most 100 bytes open, Usage = %d, want 1 (no reservations) or 101", got)
-	}
-	open := func(n int64) int64 {
-		if reserves {
-			return n
-		}
-		return 0
-	}
 	// A writer of known size counts as the store's writers of unknown size do.
 	k, err := s.Create(ctx, "k1", owned(bytesOf(10), "alice"))
 	if err != nil {
@@ -481,7 +454,14 @@ func testUnknownSizeUsage(t *testing.T, s store.Store, c *clock) {
 	wantUsage(t, u, "alice", now, 31)
 
 	// Writers that fail stop counting.
-	for name, fail := range map[string]func(w store.Writer) error{
+	meta := func(name string) store.Meta {
+		m := unknown(50, "alice")
+		if name == "digest" {
+			m.SHA256 = sha256.Sum256([]byte("something else"))
+		}
+		return m
+	}
+	wantFailuresUncounted(t, s, u, now, "u3", meta, 31, 50, open, map[string]func(w store.Writer) error{
 		"too large": func(w store.Writer) error { _, err := w.Write(bytesOf(51)); return err },
 		"aborted":   func(w store.Writer) error { w.Write(bytesOf(20)); w.Abort(); return w.Commit(ctx) },
 		"digest": func(w store.Writer) error {
@@ -499,26 +479,6 @@ func testUnknownSizeUsage(t *testing.T, s store.Store, c *clock) {
 			w.Write(bytesOf(20))
 			return w.Commit(ctx)
 		},
-	} {
-		m := unknown(50, "alice")
-		if name == "digest" {
-			m.SHA256 = sha256.Sum256([]byte("something else"))
-		}
-		w, err := s.Create(ctx, "u3", m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantUsage(t, u, "alice", now, 31+open(50))
-		if err := fail(w); err == nil {
-			t.Fatalf("%s: writer did not fail", name)
-		}
-		if got := usage("alice"); got != 31 {
-			t.Errorf("after a writer of unknown size failed (%s), Usage = %d, want 31", name, got)
-		}
-		w.Abort()
-		if err := s.Delete(ctx, "u3"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	wantUsage(t, u, "bob", now, 0)
 }
