@@ -26,9 +26,7 @@ var pdf = []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
 func TestPageWithScript(t *testing.T) {
 	protocols(t, func(t *testing.T, version string) {
 		s := newSite(t, version)
-		out := s.call(t, "ask")
-		e := s.page(t)
-		tb := newTab(t)
+		out, e, tb := s.ask(t, "ask")
 		tb.do(t, "upload through the page",
 			chromedp.Navigate(e.URL),
 			chromedp.SetUploadFiles(chromedp.ID("file"), []string{tempFile(t, "notes.txt", text10K)}),
@@ -51,8 +49,7 @@ func TestPageWithScript(t *testing.T) {
 		if bar.Hidden || bar.Max < float64(len(text10K)) || bar.Value != bar.Max {
 			t.Errorf("<progress> %+v, want shown, at its max, which is at least the file's %d bytes", bar, len(text10K))
 		}
-		wantFile(t, result(t, out), text10K)
-		s.wantCompleted(t, version, e)
+		s.wantDelivered(t, version, out, e, text10K)
 		if n := s.posts.Load(); n != 1 {
 			t.Errorf("%d posts of the form, want 1", n)
 		}
@@ -67,9 +64,7 @@ func TestPageWithScript(t *testing.T) {
 func TestPageWithoutScript(t *testing.T) {
 	protocols(t, func(t *testing.T, version string) {
 		s := newSite(t, version)
-		out := s.call(t, "ask")
-		e := s.page(t)
-		tb := newTab(t)
+		out, e, tb := s.ask(t, "ask")
 		noScript(t, tb)
 		tb.do(t, "open the page", chromedp.Navigate(e.URL), chromedp.SetUploadFiles(chromedp.ID("file"), []string{tempFile(t, "notes.txt", text10K)}))
 		res, err := chromedp.RunResponse(tb.ctx, chromedp.Click(chromedp.ID("send")))
@@ -85,8 +80,7 @@ func TestPageWithoutScript(t *testing.T) {
 		if got := tb.text(t, "#status"); !strings.Contains(got, "The file (10 KiB) has arrived.") {
 			t.Errorf("#status says %q", got)
 		}
-		wantFile(t, result(t, out), text10K)
-		s.wantCompleted(t, version, e)
+		s.wantDelivered(t, version, out, e, text10K)
 	})
 }
 
@@ -105,9 +99,7 @@ func noScript(t *testing.T, tb *tab) {
 func TestPageChecksWithScript(t *testing.T) {
 	protocols(t, func(t *testing.T, version string) {
 		s := newSite(t, version)
-		out := s.call(t, "ask")
-		e := s.page(t)
-		tb := newTab(t)
+		out, e, tb := s.ask(t, "ask")
 		tb.do(t, "open the page", chromedp.Navigate(e.URL))
 		refused := []struct{ name, status string }{
 			{"big.txt", "big.txt is 100 KiB, larger than the limit of 64 KiB. Choose a smaller file."},
@@ -135,8 +127,7 @@ func TestPageChecksWithScript(t *testing.T) {
 			chromedp.Click(chromedp.ID("send")),
 			chromedp.WaitReady(chromedp.CSS(`form[data-state="done"]`)),
 		)
-		wantFile(t, result(t, out), text10K)
-		s.wantCompleted(t, version, e)
+		s.wantDelivered(t, version, out, e, text10K)
 		if n := s.posts.Load(); n != 1 {
 			t.Errorf("%d posts of the form, want 1", n)
 		}
@@ -153,9 +144,7 @@ func TestPageChecksWithScript(t *testing.T) {
 func TestPageRefusalsWithoutScript(t *testing.T) {
 	protocols(t, func(t *testing.T, version string) {
 		s := newSite(t, version)
-		out := s.call(t, "ask")
-		e := s.page(t)
-		tb := newTab(t)
+		out, e, tb := s.ask(t, "ask")
 		noScript(t, tb)
 		tb.do(t, "open the page", chromedp.Navigate(e.URL))
 		refused := []struct {
@@ -200,8 +189,7 @@ func TestPageRefusalsWithoutScript(t *testing.T) {
 		if h1 := tb.text(t, "h1"); res.Status != http.StatusCreated || h1 != "Upload complete" {
 			t.Errorf("the good file: %d, <h1> %q; want 201, \"Upload complete\"", res.Status, h1)
 		}
-		wantFile(t, result(t, out), text10K)
-		s.wantCompleted(t, version, e)
+		s.wantDelivered(t, version, out, e, text10K)
 	})
 }
 
@@ -215,9 +203,7 @@ func TestPageBrowserClosed(t *testing.T) {
 	protocols(t, func(t *testing.T, version string) {
 		s := newSite(t, version)
 		s.stallAtMidUpload()
-		out := s.call(t, "ask_any")
-		e := s.page(t)
-		tb := newTab(t)
+		out, e, tb := s.ask(t, "ask_any")
 		const size = 64 << 20
 		tb.do(t, "start the upload",
 			chromedp.Navigate(e.URL),
@@ -253,9 +239,7 @@ func TestPageBrowserClosed(t *testing.T) {
 // first violation the console reports.
 func TestPageContentSecurityPolicy(t *testing.T) {
 	s := newSite(t, protocolMRTR)
-	out := s.call(t, "ask")
-	e := s.page(t)
-	tb := newTab(t)
+	out, e, tb := s.ask(t, "ask")
 	tb.do(t, "upload through the page",
 		chromedp.Navigate(e.URL),
 		chromedp.SetUploadFiles(chromedp.ID("file"), []string{tempFile(t, "notes.txt", text10K)}),

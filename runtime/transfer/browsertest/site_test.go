@@ -198,6 +198,23 @@ func (s *site) call(t *testing.T, tool string) <-chan *mcp.CallToolResult {
 	return out
 }
 
+// ask calls tool and waits for the upload page it asks for: it returns
+// the call's result to come, the page's elicitation, and a tab to open
+// the page in.
+func (s *site) ask(t *testing.T, tool string) (<-chan *mcp.CallToolResult, *mcp.ElicitParams, *tab) {
+	t.Helper()
+	out := s.call(t, tool)
+	return out, s.page(t), newTab(t)
+}
+
+// wantDelivered checks that the call answered the file b and, on the
+// older protocol, that the server told the client the page e is done.
+func (s *site) wantDelivered(t *testing.T, version string, out <-chan *mcp.CallToolResult, e *mcp.ElicitParams, b []byte) {
+	t.Helper()
+	wantFile(t, result(t, out), b)
+	s.wantCompleted(t, version, e)
+}
+
 // page waits for the client to be asked to show an upload page, and
 // returns the elicitation.
 func (s *site) page(t *testing.T) *mcp.ElicitParams {
