@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
 	"github.com/mcpfile/mcpfile/internal/mcptest"
-	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 )
 
 // page plays a client and a person against analyze_document's
@@ -25,17 +23,11 @@ import (
 // person's browser posts the file, and the retried call waits for it,
 // reporting progress.
 func (t *tour) page(ctx context.Context) {
-	ts := httptest.NewUnstartedServer(nil)
-	base := "http://" + ts.Listener.Addr().String()
-	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: base + "/files/", Store: memstore.New(nil)})
-	if err != nil {
-		ts.Listener.Close()
-		t.check(false, "start analyze_document: %v", err)
+	base, stop, ok := t.serveAnalyzeDocument()
+	if !ok {
 		return
 	}
-	ts.Config.Handler = h
-	ts.Start()
-	defer ts.Close()
+	defer stop()
 
 	archive := textFile(3 << 20)
 	sum := sha256.Sum256(archive)

@@ -29,17 +29,11 @@ import (
 // the multipart POST of the bytes beside the MCP connection, and the
 // tools/call that carries the returned file URI instead of the bytes.
 func (t *tour) upload(ctx context.Context) {
-	ts := httptest.NewUnstartedServer(nil)
-	base := "http://" + ts.Listener.Addr().String()
-	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: base + "/files/", Store: memstore.New(nil)})
-	if err != nil {
-		ts.Listener.Close()
-		t.check(false, "start analyze_document: %v", err)
+	base, stop, ok := t.serveAnalyzeDocument()
+	if !ok {
 		return
 	}
-	ts.Config.Handler = h
-	ts.Start()
-	defer ts.Close()
+	defer stop()
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "tour", Version: "v1"}, nil)
 	// files/authorizeUpload is not a method the SDK knows: declare it.
@@ -219,4 +213,22 @@ func post(ctx context.Context, d transfer.FileTransferDescriptor, name string, d
 	defer res.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(res.Body, 4<<10))
 	return res.StatusCode, strings.TrimSpace(string(answer))
+}
+
+// serveAnalyzeDocument starts the analyze_document example over HTTP on
+// 127.0.0.1, its uploads in memory, and returns its base URL (MCP at
+// analyzedoc.MCPPath, files under /files/) and the function that stops it.
+// ok is false, the failure checked, if it could not start.
+func (t *tour) serveAnalyzeDocument() (base string, stop func(), ok bool) {
+	ts := httptest.NewUnstartedServer(nil)
+	base = "http://" + ts.Listener.Addr().String()
+	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: base + "/files/", Store: memstore.New(nil)})
+	if err != nil {
+		ts.Listener.Close()
+		t.check(false, "start analyze_document: %v", err)
+		return "", nil, false
+	}
+	ts.Config.Handler = h
+	ts.Start()
+	return base, ts.Close, true
 }
