@@ -340,26 +340,8 @@ func TestLargeObject(t *testing.T) {
 				bound = 8 << 20 // an eighth of the object
 			)
 			var peak heapPeak
-			peak.start()
-			w, err := s.Create(ctx, "large", store.Meta{Size: size, MediaType: "application/octet-stream"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Abort()
-			src := &countingPattern{left: size, every: 4 << 20, tick: peak.sample}
-			want := sha256.New()
-			buf := make([]byte, 256<<10) // half the upload handler's buffer
-			if n, err := io.CopyBuffer(w, io.TeeReader(src, want), buf); n != size || err != nil {
-				t.Fatalf("writing = %d, %v", n, err)
-			}
-			if err := w.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := peak.max(); got > bound {
-				t.Errorf("writing %d MiB grew the heap by %d MiB, want under %d MiB", size>>20, got>>20, bound>>20)
-			} else {
-				t.Logf("writing %d MiB grew the heap by at most %d KiB", size>>20, got>>10)
-			}
+			want := writeWatched(t, s, "large", store.Meta{Size: size, MediaType: "application/octet-stream"}, size, &peak, 4<<20, peak.sample, bound)
+			buf := make([]byte, 256<<10)
 
 			peak.start()
 			r, err := s.Open(ctx, "large")
@@ -371,7 +353,7 @@ func TestLargeObject(t *testing.T) {
 			if n, err := io.CopyBuffer(&sampler{got, 0, 4 << 20, peak.sample}, r, buf); n != size || err != nil {
 				t.Fatalf("reading = %d, %v", n, err)
 			}
-			if !bytes.Equal(got.Sum(nil), want.Sum(nil)) {
+			if !bytes.Equal(got.Sum(nil), want) {
 				t.Error("the bytes read differ from the bytes written")
 			}
 			if got := peak.max(); got > bound {
@@ -379,11 +361,41 @@ func TestLargeObject(t *testing.T) {
 			} else {
 				t.Logf("reading %d MiB grew the heap by at most %d KiB", size>>20, got>>10)
 			}
-			if m, err := s.Stat(ctx, "large"); err != nil || !bytes.Equal(m.SHA256[:], want.Sum(nil)) {
+			if m, err := s.Stat(ctx, "large"); err != nil || !bytes.Equal(m.SHA256[:], want) {
 				t.Errorf("Stat = %+v, %v, want the digest", m, err)
 			}
 		})
 	}
+}
+
+// writeWatched writes size patterned bytes as the object id, with meta m,
+// the way the upload handler does (in writes of half its buffer), and
+// commits it. It starts peak, calls sample every every bytes, and fails t
+// if the heap grew by more than bound. It returns the bytes' SHA-256.
+func writeWatched(t *testing.T, s store.Store, id string, m store.Meta, size int64, peak *heapPeak, every int64, sample func(), bound uint64) []byte {
+	t.Helper()
+	ctx := context.Background()
+	peak.start()
+	w, err := s.Create(ctx, id, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	src := &countingPattern{left: size, every: every, tick: sample}
+	want := sha256.New()
+	buf := make([]byte, 256<<10) // half the upload handler's buffer
+	if n, err := io.CopyBuffer(w, io.TeeReader(src, want), buf); n != size || err != nil {
+		t.Fatalf("writing = %d, %v", n, err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := peak.max(); got > bound {
+		t.Errorf("writing %d MiB grew the heap by %d MiB, want under %d MiB", size>>20, got>>20, bound>>20)
+	} else {
+		t.Logf("writing %d MiB grew the heap by at most %d KiB", size>>20, got>>10)
+	}
+	return want.Sum(nil)
 }
 
 // heapPeak records the most the heap grew over a base, sampled.

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"io"
 	"net/http"
 	"runtime"
@@ -361,28 +360,9 @@ func TestLargeObjectUnknownSize(t *testing.T) {
 				bound = s3store.PartSize + 4<<20 // the buffer, and slack for the SDK
 			)
 			var peak heapPeak
-			peak.start()
-			sample := func() { runtime.GC(); peak.sample() }
-			w, err := s.Create(ctx, "large", unknownSize(1<<30))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Abort()
-			src := &countingPattern{left: size, every: 1 << 20, tick: sample}
-			var want hash.Hash = sha256.New()
-			buf := make([]byte, 256<<10) // half the upload handler's buffer
-			if n, err := io.CopyBuffer(w, io.TeeReader(src, want), buf); n != size || err != nil {
-				t.Fatalf("writing = %d, %v", n, err)
-			}
-			if err := w.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := peak.max(); got > bound {
-				t.Errorf("writing %d MiB grew the live heap by %d MiB, want under %d MiB", size>>20, got>>20, bound>>20)
-			} else {
-				t.Logf("writing %d MiB grew the live heap by at most %d KiB", size>>20, got>>10)
-			}
-			if m, err := s.Stat(ctx, "large"); err != nil || m.Size != size || !bytes.Equal(m.SHA256[:], want.Sum(nil)) {
+			sample := func() { runtime.GC(); peak.sample() } // the live heap
+			want := writeWatched(t, s, "large", unknownSize(1<<30), size, &peak, 1<<20, sample, bound)
+			if m, err := s.Stat(ctx, "large"); err != nil || m.Size != size || !bytes.Equal(m.SHA256[:], want) {
 				t.Errorf("Stat = %+v, %v, want %d bytes and their digest", m, err, size)
 			}
 		})
