@@ -159,28 +159,13 @@ func TestRejectionsLeaveNothing(t *testing.T) {
 	put(t, s, "taken", body, store.Meta{})
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	for name, attempt := range map[string]func(w store.Writer) error{
+	failLeavingNothing(t, s, dir, store.Meta{Size: int64(len(body)), SHA256: sha256.Sum256(body)}, map[string]func(w store.Writer) error{
 		"too large": func(w store.Writer) error { _, err := w.Write(append(body, '!')); return err },
 		"short":     func(w store.Writer) error { w.Write(body[1:]); return w.Commit(ctx) },
 		"abort":     func(w store.Writer) error { w.Write(body); w.Abort(); return w.Commit(ctx) },
 		"canceled":  func(w store.Writer) error { w.Write(body); return w.Commit(canceled) },
 		"digest":    func(w store.Writer) error { w.Write([]byte("genuin3")); return w.Commit(ctx) },
-	} {
-		w, err := s.Create(ctx, "fresh", store.Meta{Size: int64(len(body)), SHA256: sha256.Sum256(body)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := attempt(w); err == nil {
-			t.Errorf("%s: attempt succeeded", name)
-		}
-		w.Abort()
-		if got := names(t, dir, "tmp"); len(got) != 0 {
-			t.Errorf("%s: tmp/ holds %q", name, got)
-		}
-		if got := names(t, dir, "objects"); len(got) != 1 || got[0] != "taken" {
-			t.Errorf("%s: objects/ holds %q, want [taken]", name, got)
-		}
-	}
+	})
 	// A writer that loses the race to a committed ID.
 	w, err := s.Create(ctx, "race", store.Meta{Size: int64(len(body))})
 	if err != nil {
@@ -338,14 +323,21 @@ func TestUnknownSizeLeavesNothing(t *testing.T) {
 	put(t, s, "taken", body, store.Meta{})
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	for name, attempt := range map[string]func(w store.Writer) error{
+	failLeavingNothing(t, s, dir, store.Meta{Size: store.SizeUnknown, MaxSize: 6, SHA256: sha256.Sum256(body[:6])}, map[string]func(w store.Writer) error{
 		"too large": func(w store.Writer) error { w.Write(body[:4]); _, err := w.Write(body[4:]); return err },
 		"abort":     func(w store.Writer) error { w.Write(body); w.Abort(); return w.Commit(ctx) },
 		"canceled":  func(w store.Writer) error { w.Write(body); return w.Commit(canceled) },
 		"digest":    func(w store.Writer) error { w.Write(body[1:]); return w.Commit(ctx) },
-	} {
-		m := store.Meta{Size: store.SizeUnknown, MaxSize: 6, SHA256: sha256.Sum256(body[:6])}
-		w, err := s.Create(ctx, "fresh", m)
+	})
+}
+
+// failLeavingNothing runs each attempt on a writer of m under the ID
+// "fresh", wants it to fail, and checks that it left nothing: tmp/ empty,
+// and objects/ holding only the object "taken" the test committed before.
+func failLeavingNothing(t *testing.T, s *diskstore.Store, dir string, m store.Meta, attempts map[string]func(w store.Writer) error) {
+	t.Helper()
+	for name, attempt := range attempts {
+		w, err := s.Create(context.Background(), "fresh", m)
 		if err != nil {
 			t.Fatal(err)
 		}
