@@ -439,17 +439,24 @@ func testWritePastSize(t *testing.T, s store.Store, c *clock) {
 			if !errors.Is(werr, store.ErrTooLarge) {
 				t.Errorf("writing %q to a 4-byte object: %v, want ErrTooLarge", writes, werr)
 			}
-			if _, err := w.Write([]byte("1")); err == nil {
-				t.Error("Write after ErrTooLarge succeeded")
-			}
-			if err := w.Commit(ctx); err == nil {
-				t.Error("Commit after ErrTooLarge succeeded")
-			}
-			free(t, s, "small")
-			if err := s.Delete(ctx, "small"); err != nil {
-				t.Fatal(err)
-			}
+			wantSpent(t, s, w, "small")
 		})
+	}
+}
+
+// wantSpent checks that w, the writer of id, is spent after ErrTooLarge:
+// it takes no more bytes, does not commit, and leaves id free.
+func wantSpent(t *testing.T, s store.Store, w store.Writer, id string) {
+	t.Helper()
+	if _, err := w.Write([]byte("1")); err == nil {
+		t.Error("Write after ErrTooLarge succeeded")
+	}
+	if err := w.Commit(context.Background()); err == nil {
+		t.Error("Commit after ErrTooLarge succeeded")
+	}
+	free(t, s, id)
+	if err := s.Delete(context.Background(), id); err != nil {
+		t.Fatal(err)
 	}
 }
 

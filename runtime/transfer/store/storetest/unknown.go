@@ -233,16 +233,7 @@ func testUnknownSizeTooLarge(t *testing.T, s store.Store, c *clock) {
 			if !errors.Is(werr, store.ErrTooLarge) || n != 0 {
 				t.Errorf("writing %v bytes to an object of at most %d: %d, %v, want 0, ErrTooLarge", tc.writes, tc.max, n, werr)
 			}
-			if _, err := w.Write([]byte("1")); err == nil {
-				t.Error("Write after ErrTooLarge succeeded")
-			}
-			if err := w.Commit(ctx); err == nil {
-				t.Error("Commit after ErrTooLarge succeeded")
-			}
-			free(t, s, "unknown-small")
-			if err := s.Delete(ctx, "unknown-small"); err != nil {
-				t.Fatal(err)
-			}
+			wantSpent(t, s, w, "unknown-small")
 		})
 	}
 }
