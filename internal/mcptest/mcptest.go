@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -305,4 +306,19 @@ func URLElicitationRequired(t testing.TB, err error) *mcp.ElicitParams {
 		t.Fatalf("elicitation %+v, want a URL-mode one", e)
 	}
 	return e
+}
+
+// WantCompleted waits, up to ten seconds, for the ID that a client's
+// handler of notifications/elicitation/complete sent on completed, and
+// checks that it is id, the elicitation the server was to complete.
+func WantCompleted(t testing.TB, completed <-chan string, id string) {
+	t.Helper()
+	select {
+	case got := <-completed:
+		if got != id {
+			t.Errorf("notifications/elicitation/complete for %q, want %q", got, id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no notifications/elicitation/complete")
+	}
 }

@@ -334,13 +334,10 @@ func TestUploadPageOlderProtocol(t *testing.T) {
 	if a := answerOf(t, res); a.Action != "accept" || a.MediaType != "image/png" || a.Name != "dot.png" {
 		t.Errorf("answer %+v, want the PNG", a)
 	}
-	select {
-	case id := <-completed:
-		if pages := p.pages(); len(pages) != 1 || id != pages[0].ElicitationID {
-			t.Errorf("complete for %q, want the elicitation's id (%+v)", id, pages)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("no notifications/elicitation/complete")
+	if pages := p.pages(); len(pages) != 1 {
+		t.Errorf("%d pages shown, want 1", len(pages))
+	} else {
+		mcptest.WantCompleted(t, completed, pages[0].ElicitationID)
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("the handler ran %d times, want 1", n)
@@ -399,14 +396,7 @@ func TestUploadPageRequired(t *testing.T) {
 			if code, page := uploadThroughPage(t, e1.URL, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
 				t.Fatalf("upload through the page: %d\n%s", code, page)
 			}
-			select {
-			case id := <-completed:
-				if id != e1.ElicitationID {
-					t.Errorf("complete for %q, want %q", id, e1.ElicitationID)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("no notifications/elicitation/complete")
-			}
+			mcptest.WantCompleted(t, completed, e1.ElicitationID)
 			res, err := call()
 			if err != nil {
 				t.Fatal(err)

@@ -447,14 +447,7 @@ func TestImportArchive(t *testing.T) {
 			if version == "2026-07-28" {
 				return // the answer is the retry's result: nothing to complete
 			}
-			select {
-			case id := <-completed:
-				if id != e.ElicitationID {
-					t.Errorf("notifications/elicitation/complete for %q, want %q", id, e.ElicitationID)
-				}
-			case <-time.After(10 * time.Second):
-				t.Error("no notifications/elicitation/complete")
-			}
+			mcptest.WantCompleted(t, completed, e.ElicitationID)
 		})
 	}
 }
@@ -508,14 +501,7 @@ func TestImportArchiveRequired(t *testing.T) {
 	if n, err := browse(e.URL, "archive.zip", "application/zip", archive); err != nil || n != int64(len(archive)) {
 		t.Fatalf("upload through the page: %d bytes, %v", n, err)
 	}
-	select {
-	case id := <-completed:
-		if id != e.ElicitationID {
-			t.Errorf("notifications/elicitation/complete for %q, want %q", id, e.ElicitationID)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no notifications/elicitation/complete")
-	}
+	mcptest.WantCompleted(t, completed, e.ElicitationID)
 	wantImport(t, mcptest.Call(t, cs, "import_archive", map[string]any{}), "archive.zip", "application/zip", archive)
 }
 

@@ -281,14 +281,7 @@ func (s *site) wantCompleted(t *testing.T, version string, e *mcp.ElicitParams) 
 	if version != protocolOlder {
 		return
 	}
-	select {
-	case id := <-s.completed:
-		if id != e.ElicitationID {
-			t.Errorf("notifications/elicitation/complete for %q, want %q", id, e.ElicitationID)
-		}
-	case <-time.After(shownTimeout):
-		t.Error("no notifications/elicitation/complete")
-	}
+	mcptest.WantCompleted(t, s.completed, e.ElicitationID)
 }
 
 // answer is what the ask tool answers.
