@@ -8,8 +8,8 @@
 //	npm ci --prefix interop
 //	go test ./interop/...
 //
-// The node tests skip when node or interop/node_modules is missing, saying
-// why on the terminal even without -v; under CI=true they fail instead
-// (see internal/prereq).
+// The node tests skip when node or interop/node_modules is missing, and
+// say so even without -v (the repository's .ci/test lists them at the end
+// of its output); under CI=true they fail instead (see internal/prereq).
 // See README.md in this folder for what is covered and the figures.
 package interop

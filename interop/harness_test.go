@@ -23,7 +23,7 @@ import (
 var examples = []string{"describe_image", "compare_documents", "profile"}
 
 // requireNode returns the node binary, and requires (prereq.Require: a
-// failure under CI=true, else a skip the terminal hears of) that it and the
+// failure under CI=true, else a skip that is reported) that it and the
 // npm packages pinned by package-lock.json are installed.
 func requireNode(t *testing.T) string {
 	t.Helper()

@@ -30,10 +30,12 @@
 // this command; see the package doc of runtime/transfer/s3store.
 //
 // MCPFILE_TRANSFER_KEY is the key that signs upload tokens and file URIs,
-// 64 hex characters (32 bytes); every replica serving the same clients
-// needs the same one. Without it the command signs with a random key, so
-// its uploads work with this one process only and their file URIs stop
-// verifying when it restarts.
+// 64 hex characters (32 bytes), or several separated by commas to rotate
+// them: the first signs, all verify (token.KeyringFromEnv has the format).
+// Every replica serving the same clients needs the same keys. Without it
+// the command signs with a random key and logs a warning: its uploads work
+// with this one process only and their file URIs stop verifying when it
+// restarts.
 package main
 
 import (
@@ -43,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -111,7 +114,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return usage("%v", err)
 	}
-	keys, err := keyring(getenv(keyEnv), logger)
+	keys, err := token.KeyringFromEnv(keyEnv, &token.EnvOptions{
+		RandomIfUnset: true, // an example: it runs without setup
+		Logger:        slog.New(slog.NewTextHandler(stderr, nil)),
+		Getenv:        getenv,
+	})
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -140,22 +147,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return 1
 	}
 	return 0
-}
-
-// keyring returns the keyring of the hex key env, or of a random key when
-// env is empty (saying what that costs).
-func keyring(env string, logger *log.Logger) (*token.Keyring, error) {
-	var k token.Key
-	if strings.TrimSpace(env) == "" {
-		logger.Printf("%s is not set: signing with a random key, so uploads work with this process only, and the file URIs it hands out stop verifying when it restarts (the files stay in the store until they expire); set it to 64 hex characters (openssl rand -hex 32) to keep them", keyEnv)
-		k = token.RandomKey()
-	} else {
-		var err error
-		if k, err = token.ParseKeyHex(env); err != nil {
-			return nil, fmt.Errorf("%s is not a usable key: %s; make one with openssl rand -hex 32", keyEnv, strings.TrimPrefix(err.Error(), "token: "))
-		}
-	}
-	return token.NewKeyring(k)
 }
 
 // openStore returns the store -store names: nil (the transfer package's

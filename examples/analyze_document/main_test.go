@@ -52,8 +52,8 @@ func TestRunUsage(t *testing.T) {
 		{"every interface without a public URL", []string{"-http", ":0"}, "", "set -public-url"},
 		{"public URL not http", []string{"-http", "127.0.0.1:0", "-public-url", "ftp://example.com/files/"}, "", "want an absolute http or https URL"},
 		{"public URL with a query", []string{"-http", "127.0.0.1:0", "-public-url", "https://example.com/files/?a=b"}, "", "want no query or fragment"},
-		{"key not hex", []string{"-http", "127.0.0.1:0"}, "not hex at all", "MCPFILE_TRANSFER_KEY is not a usable key: key is not hex (want 64 hex characters); make one with openssl rand -hex 32"},
-		{"key too short", []string{"-http", "127.0.0.1:0"}, "00ff", "MCPFILE_TRANSFER_KEY is not a usable key: key secret has 2 bytes, want at least 32"},
+		{"key not hex", []string{"-http", "127.0.0.1:0"}, "not hex at all", "token: MCPFILE_TRANSFER_KEY: the key is not hex (14 characters) (want one or more keys separated by commas, the first signing, each [<id>:]<at least 64 hex characters>; make a key with openssl rand -hex 32)"},
+		{"key too short", []string{"-http", "127.0.0.1:0"}, "00ff", "token: MCPFILE_TRANSFER_KEY: the key has 2 bytes, want at least 32 (64 hex characters)"},
 		{"s3", []string{"-http", "127.0.0.1:0", "-store", "s3://uploads"}, testKey, "needs the separate module github.com/mcpfile/mcpfile/runtime/transfer/s3store"},
 		{"another URL scheme", []string{"-http", "127.0.0.1:0", "-store", "gs://uploads"}, testKey, "want a directory"},
 		{"unknown flag", []string{"-stdio"}, "", "flag provided but not defined: -stdio"},
@@ -194,7 +194,7 @@ func TestRunRandomKey(t *testing.T) {
 	dir := t.TempDir()
 	addr, log := start(t, env(), func(string) []string { return []string{"-store", dir} })
 	roundTrip(t, "http://"+addr, []byte("hello\n"))
-	if s := log.String(); !strings.Contains(s, "MCPFILE_TRANSFER_KEY is not set: signing with a random key, so uploads work with this process only") {
+	if s := log.String(); !strings.Contains(s, "MCPFILE_TRANSFER_KEY is not set: signing with a random key, for development only: tokens and file URIs will not survive a restart of this process, and replicas will not accept each other's") {
 		t.Errorf("log %q: want the random key explained", s)
 	}
 }

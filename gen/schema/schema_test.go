@@ -17,7 +17,6 @@ import (
 	"github.com/mcpfile/mcpfile/gen/model"
 	"github.com/mcpfile/mcpfile/gen/schema"
 	"github.com/mcpfile/mcpfile/gen/schema/internal/fixture"
-	"github.com/mcpfile/mcpfile/internal/prereq"
 )
 
 // build loads the package in dir and runs the model and schema phases on
@@ -165,10 +164,14 @@ func TestFlat(t *testing.T) {
 	}
 }
 
+// specVectors is the SEPs' example JSON, in testdata/spec/vectors at the
+// module root.
+var specVectors = filepath.Join("..", "..", "testdata", "spec", "vectors")
+
 // TestDescribeImage checks the SEP's describe_image tool: its inputSchema,
 // plus additionalProperties false.
 func TestDescribeImage(t *testing.T) {
-	vec, err := os.ReadFile(filepath.Join(prereq.SpecVectors(t), "sep2356-final", "tool-describe-image.json"))
+	vec, err := os.ReadFile(filepath.Join(specVectors, "sep2356-final", "tool-describe-image.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +200,7 @@ func TestTransferModes(t *testing.T) {
 		"AnalyzeDocument":  "tool-analyze-document-transfer-modes.json",
 		"CompareDocuments": "tool-compare-documents-array-items.json",
 	} {
-		vec, err := os.ReadFile(filepath.Join(prereq.SpecVectors(t), "sep2631-final", vector))
+		vec, err := os.ReadFile(filepath.Join(specVectors, "sep2631-final", vector))
 		if err != nil {
 			t.Fatal(err)
 		}

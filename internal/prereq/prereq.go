@@ -1,6 +1,7 @@
 // Package prereq is for tests that need something this module does not
-// hold: the node binary, the npm packages of interop/, the spec vectors
-// beside the repository. Such a test must not pass by skipping unseen.
+// hold: the node binary and the npm packages of interop/, the versitygw
+// S3 server, a Chromium browser. Such a test must not pass by skipping
+// unseen.
 //
 // When a prerequisite is missing, [Require]
 //
@@ -8,24 +9,29 @@
 //     "true", as GitHub Actions, GitLab CI and most CI services set it):
 //     "<what> is missing: <fix> (CI=true: required)";
 //   - otherwise skips it: "<what> is missing: <fix> (skipped; CI=true makes
-//     this a failure)", and writes the same text, after the test binary's
-//     and the test's names, to the terminal.
+//     this a failure)", and makes sure that someone hears of it.
 //
-// The terminal is written directly (/dev/tty; CONOUT$ on Windows) because
-// go test ./... shows nothing of a package whose tests pass or skip, not
-// even what TestMain prints to stderr, unless run with -v. Each distinct
-// notice is written once per test binary, not at all under -v (the skip
-// line says it) and not at all without a terminal (as in CI, where the
-// test fails instead).
+// Where a skip is heard: go test ./... shows nothing of a package whose
+// tests pass or skip, not even what TestMain prints, unless run with -v.
+// So when the environment variable MCPFILE_PREREQ_NOTES names a file, as
+// the repository's test command (.ci/test) sets it, Require appends one
+// line to that file, "<what> is missing: <fix>", a tab, then the test
+// binary's and the test's names, and the command prints the lines after
+// the tests, grouped by notice. Without it, Require writes the notice,
+// after the test binary's and the test's names, to the terminal (/dev/tty;
+// CONOUT$ on Windows), once per test binary and notice, not at all under
+// -v (the skip line says it) and not at all without a terminal.
 //
-// A cached result, "ok … (cached)", replays without running the tests, so
-// without the notice. And go test does not watch files outside the module:
-// after putting the spec vectors in place, run go test -count=1 once.
+// Require reads CI and MCPFILE_PREREQ_NOTES only when something is
+// missing. go test keys its cache on the environment variables a test
+// reads, and .ci/test names a new notes file on every run, so a package
+// that skipped is run again each time, never replayed from the cache
+// without its notice, while a package that had everything stays cached.
+// (Run with go test directly, a cached "ok … (cached)" replays without
+// the terminal notice; go test -count=1 runs again.)
 package prereq
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,73 +39,49 @@ import (
 	"testing"
 )
 
-// vectorsEnv names the environment variable that, when set, replaces the
-// directory [SpecVectors] looks in. Only tests read it; pointing it at a
-// missing directory shows what CI=true does.
-const vectorsEnv = "MCPFILE_SPEC_VECTORS"
+// notesEnv names the environment variable that, when set, names the file
+// that [Require] appends its notices to.
+const notesEnv = "MCPFILE_PREREQ_NOTES"
 
 // Require does nothing when ok is true. When it is false, the prerequisite
-// what is missing: under CI=true Require fails t, elsewhere it tells the
-// terminal (once per distinct notice) and skips t. fix says how to install
-// what, in a phrase that follows "<what> is missing: ".
+// what is missing: under CI=true Require fails t; elsewhere it records the
+// notice (in $MCPFILE_PREREQ_NOTES, or on the terminal) and skips t. fix
+// says how to install what, in a phrase that follows "<what> is missing: ".
 func Require(t testing.TB, ok bool, what, fix string) {
 	if ok {
 		return
 	}
 	t.Helper()
-	msg := what + " is missing: " + fix
+	notice := what + " is missing: " + fix
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (CI=true: required)", msg)
+		t.Fatalf("%s (CI=true: required)", notice)
 		return // for fakes of testing.TB: the real Fatalf does not return
 	}
-	msg += " (skipped; CI=true makes this a failure)"
-	if !verbose() {
-		announce(msg, fmt.Sprintf("%s: %s: %s\n", filepath.Base(os.Args[0]), t.Name(), msg))
+	test := filepath.Base(os.Args[0]) + ": " + t.Name()
+	if notes := os.Getenv(notesEnv); notes != "" {
+		if err := note(notes, notice+"\t"+test+"\n"); err != nil {
+			// A notice that vanishes is the failure this package exists
+			// to prevent.
+			t.Errorf("prereq: recording %q in %s=%s: %v", notice, notesEnv, notes, err)
+		}
+	} else if !verbose() {
+		announce(notice, test+": "+notice+" (skipped; CI=true makes this a failure)\n")
 	}
-	t.Skip(msg)
+	t.Skip(notice + " (skipped; CI=true makes this a failure)")
 }
 
-// SpecVectors returns the directory of the SEPs' example JSON:
-// $MCPFILE_SPEC_VECTORS if set (relative to the module root), else
-// ../shared/spec/vectors from the module root. It [Require]s that the
-// directory exists.
-func SpecVectors(t testing.TB) string {
-	t.Helper()
-	root, err := moduleRoot()
+// note appends line to the file path in one write, so that the test
+// binaries go test runs in parallel do not interleave their lines.
+func note(path, line string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		t.Fatal(err)
-		return ""
+		return err
 	}
-	dir := os.Getenv(vectorsEnv)
-	switch {
-	case dir == "":
-		dir = filepath.Join(filepath.Dir(root), "shared", "spec", "vectors")
-	case !filepath.IsAbs(dir):
-		dir = filepath.Join(root, dir)
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	fi, err := os.Stat(dir)
-	Require(t, err == nil && fi.IsDir(), "spec vectors directory "+dir,
-		"put the shared spec beside the repository (../shared/spec/vectors), or set "+vectorsEnv+" to its vectors directory")
-	return dir
-}
-
-// moduleRoot returns the nearest directory at or above the working
-// directory (a test's package directory) that holds go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("prereq: no go.mod at or above the working directory")
-		}
-		dir = parent
-	}
+	return err
 }
 
 // The terminal, the notices already written to it, and testing.Verbose:

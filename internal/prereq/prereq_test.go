@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,12 +24,16 @@ func (f *fakeTB) Fatal(args ...any) {
 func (f *fakeTB) Fatalf(format string, args ...any) {
 	f.calls = append(f.calls, "Fatalf: "+fmt.Sprintf(format, args...))
 }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.calls = append(f.calls, "Errorf: "+fmt.Sprintf(format, args...))
+}
 func (f *fakeTB) Skip(args ...any) {
 	f.calls = append(f.calls, "Skip: "+fmt.Sprint(args...))
 }
 
 // fakeTerminal points the notices at a file, with testing.Verbose false,
-// forgets the notices already written, and returns the file's path.
+// forgets the notices already written, unsets MCPFILE_PREREQ_NOTES, and
+// returns the file's path.
 func fakeTerminal(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tty")
@@ -37,6 +42,7 @@ func fakeTerminal(t *testing.T) string {
 	}
 	oldTTY, oldVerbose := tty, verbose
 	tty, verbose, told = path, func() bool { return false }, map[string]bool{}
+	t.Setenv(notesEnv, "")
 	t.Cleanup(func() { tty, verbose, told = oldTTY, oldVerbose, map[string]bool{} })
 	return path
 }
@@ -135,55 +141,119 @@ func TestRequireMissingNoTerminal(t *testing.T) {
 	}
 }
 
-// TestSpecVectorsCI is `CI=true MCPFILE_SPEC_VECTORS=/missing go test
-// ./runtime -run SpecVectors` in miniature.
-func TestSpecVectorsCI(t *testing.T) {
+// notesFile sets MCPFILE_PREREQ_NOTES to a file in a new directory, which
+// Require is to create, and returns its path.
+func notesFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "notes")
+	t.Setenv(notesEnv, path)
+	return path
+}
+
+// TestRequireMissingNotes: with MCPFILE_PREREQ_NOTES set, as .ci/test sets
+// it, every skip appends the notice and the test to the file, in one line
+// each, -v or not, and the terminal hears nothing.
+func TestRequireMissingNotes(t *testing.T) {
+	for _, v := range []bool{false, true} {
+		t.Run(fmt.Sprintf("verbose=%v", v), func(t *testing.T) {
+			term := fakeTerminal(t)
+			verbose = func() bool { return v }
+			notes := notesFile(t)
+			t.Setenv("CI", "")
+			var f fakeTB
+			Require(&f, false, "node", "install node")
+			Require(&f, false, "node", "install node")
+			Require(&f, false, "chromium", "apt-get install chromium")
+			want := []string{
+				"Skip: node is missing: install node (skipped; CI=true makes this a failure)",
+				"Skip: node is missing: install node (skipped; CI=true makes this a failure)",
+				"Skip: chromium is missing: apt-get install chromium (skipped; CI=true makes this a failure)",
+			}
+			if !slices.Equal(f.calls, want) {
+				t.Errorf("calls = %q, want %q", f.calls, want)
+			}
+			bin := filepath.Base(os.Args[0])
+			wantNotes := "node is missing: install node\t" + bin + ": TestFake\n" +
+				"node is missing: install node\t" + bin + ": TestFake\n" +
+				"chromium is missing: apt-get install chromium\t" + bin + ": TestFake\n"
+			if got := readFile(t, notes); got != wantNotes {
+				t.Errorf("notes = %q, want %q", got, wantNotes)
+			}
+			if got := readFile(t, term); got != "" {
+				t.Errorf("terminal got %q, want nothing", got)
+			}
+		})
+	}
+}
+
+// TestRequireNotesKept: the notes file gathers the lines of every caller
+// (go test runs test binaries in parallel), appended, never overwritten or
+// interleaved.
+func TestRequireNotesKept(t *testing.T) {
 	fakeTerminal(t)
-	t.Setenv("CI", "true")
-	missing := filepath.Join(t.TempDir(), "vectors")
-	t.Setenv(vectorsEnv, missing)
+	notes := notesFile(t)
+	if err := os.WriteFile(notes, []byte("earlier\tother.test: TestOther\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CI", "")
+	const n = 50
+	done := make(chan []string)
+	for i := range n {
+		go func() {
+			var f fakeTB
+			Require(&f, false, fmt.Sprintf("part%02d", i), "install it")
+			done <- f.calls
+		}()
+	}
+	for range n {
+		if calls := <-done; len(calls) != 1 {
+			t.Errorf("calls = %q, want one Skip", calls)
+		}
+	}
+	got := strings.Split(strings.TrimSuffix(readFile(t, notes), "\n"), "\n")
+	want := []string{"earlier\tother.test: TestOther"}
+	for i := range n {
+		want = append(want, fmt.Sprintf("part%02d is missing: install it\t%s: TestFake", i, filepath.Base(os.Args[0])))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("notes =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRequireNotesUnwritable: a notice that cannot be recorded fails the
+// test rather than vanish.
+func TestRequireNotesUnwritable(t *testing.T) {
+	term := fakeTerminal(t)
+	notes := filepath.Join(t.TempDir(), "no", "such", "dir", "notes")
+	t.Setenv(notesEnv, notes)
+	t.Setenv("CI", "")
 	var f fakeTB
-	SpecVectors(&f)
-	want := []string{"Fatalf: spec vectors directory " + missing + " is missing: put the shared spec beside the repository (../shared/spec/vectors), or set MCPFILE_SPEC_VECTORS to its vectors directory (CI=true: required)"}
+	Require(&f, false, "node", "install node")
+	if len(f.calls) != 2 || !strings.HasPrefix(f.calls[0], "Errorf: prereq: recording \"node is missing: install node\" in MCPFILE_PREREQ_NOTES="+notes+": ") ||
+		f.calls[1] != "Skip: node is missing: install node (skipped; CI=true makes this a failure)" {
+		t.Errorf("calls = %q, want an Errorf naming the file, then the Skip", f.calls)
+	}
+	if got := readFile(t, term); got != "" {
+		t.Errorf("terminal got %q, want nothing", got)
+	}
+}
+
+// TestRequireNotesCI: under CI=true a missing prerequisite fails the test
+// and leaves the notes alone; a present one writes nothing either.
+func TestRequireNotesCI(t *testing.T) {
+	fakeTerminal(t)
+	notes := notesFile(t)
+	t.Setenv("CI", "true")
+	var f fakeTB
+	Require(&f, true, "node", "install node")
+	Require(&f, false, "node", "install node")
+	want := []string{"Fatalf: node is missing: install node (CI=true: required)"}
 	if !slices.Equal(f.calls, want) {
 		t.Errorf("calls = %q, want %q", f.calls, want)
 	}
-
-	f = fakeTB{}
-	if err := os.Mkdir(missing, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if got := SpecVectors(&f); got != missing || f.calls != nil {
-		t.Errorf("SpecVectors with %s=%s present = %q and called %q, want the directory and nothing", vectorsEnv, missing, got, f.calls)
-	}
-}
-
-// TestSpecVectorsRelative: a relative MCPFILE_SPEC_VECTORS is read from
-// the module root, the same for every package and for .ci/run.
-func TestSpecVectorsRelative(t *testing.T) {
-	fakeTerminal(t)
-	t.Setenv("CI", "true")
-	t.Setenv(vectorsEnv, filepath.Join("internal", "prereq"))
-	want, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fakeTB
-	if got := SpecVectors(&f); got != want || f.calls != nil {
-		t.Errorf("SpecVectors() = %q and called %q, want %q and nothing", got, f.calls, want)
-	}
-}
-
-func TestSpecVectorsDefault(t *testing.T) {
-	fakeTerminal(t)
-	t.Setenv("CI", "")
-	t.Setenv(vectorsEnv, "")
-	want, err := filepath.Abs("../../../shared/spec/vectors") // from internal/prereq
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f fakeTB
-	if got := SpecVectors(&f); got != want {
-		t.Errorf("SpecVectors() = %q, want %q", got, want)
+	if _, err := os.Stat(notes); !os.IsNotExist(err) {
+		t.Errorf("notes file: %v, want it not to exist", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpfile/mcpfile/internal/prereq"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
@@ -16,10 +15,10 @@ import (
 // TestSpecVectors decodes every data: URI in the spec vectors, under the
 // x-mcp-file descriptor of the tool or form it belongs to, checks that every
 // other URI is refused, and that the SEP's error example is our text. The
-// vectors are the SEPs' example JSON, byte for byte, in ../shared/spec/vectors
-// (see prereq.SpecVectors).
+// vectors are the SEPs' example JSON, byte for byte, in testdata/spec/vectors
+// at the module root.
 func TestSpecVectors(t *testing.T) {
-	vectorsDir := prereq.SpecVectors(t)
+	vectorsDir := filepath.Join("..", "..", "testdata", "spec", "vectors")
 	// The descriptors the vectors declare, by property name.
 	descs := map[string]descriptor.File{}
 	var uris []struct{ file, prop, uri string }

@@ -21,7 +21,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/internal/mcptest"
-	"github.com/mcpfile/mcpfile/internal/prereq"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
@@ -298,7 +297,7 @@ func TestFileContentBlock(t *testing.T) {
 		Content []json.RawMessage `json:"content"`
 	}
 	json.Unmarshal(b, &got)
-	want, err := os.ReadFile(filepath.Join(prereq.SpecVectors(t), "sep2631-final", "content-block-file.json"))
+	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "spec", "vectors", "sep2631-final", "content-block-file.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

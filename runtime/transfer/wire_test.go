@@ -14,16 +14,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpfile/mcpfile/internal/prereq"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// specVectors is the SEPs' example JSON, in testdata/spec/vectors at the
+// module root.
+var specVectors = filepath.Join("..", "..", "testdata", "spec", "vectors")
 
 // vector returns the JSON of the SEP-2631 example name, or of its member
 // at path (such as "result" or "file").
 func vector(t *testing.T, name string, path ...string) json.RawMessage {
 	t.Helper()
-	dir := filepath.Join(prereq.SpecVectors(t), "sep2631-final")
+	dir := filepath.Join(specVectors, "sep2631-final")
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)

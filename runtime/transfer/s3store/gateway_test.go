@@ -4,9 +4,7 @@ package s3store_test
 // versitygw), started by TestMain on loopback ports over a temporary
 // directory, twice: over https, where the SDK sends trailing checksums, and
 // over plain http, where it cannot. Without the versitygw binary the tests
-// skip, or fail under CI=true, as the main module's internal/prereq has
-// it (a nested module cannot import that package: require below is its
-// small equivalent).
+// skip, or fail under CI=true (internal/prereq).
 
 import (
 	"context"
@@ -26,7 +24,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,6 +32,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/mcpfile/mcpfile/internal/prereq"
 	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
 )
 
@@ -235,7 +233,7 @@ func selfSignedCert(dir string) (certFile, keyFile string, pool *x509.CertPool, 
 // it the test skips, or fails under CI=true.
 func servers(t *testing.T) []*gateway {
 	t.Helper()
-	require(t, !versitygwMissing, "versitygw", installFix)
+	prereq.Require(t, !versitygwMissing, "versitygw", installFix)
 	if gatewayErr != nil {
 		t.Fatal(gatewayErr)
 	}
@@ -304,51 +302,4 @@ func newStore(t *testing.T, gw *gateway, o s3store.Options) *s3store.Store {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// require does nothing when ok is true. When it is false, the
-// prerequisite what is missing: under CI=true require fails t, elsewhere
-// it tells the terminal (once per test binary and notice) and skips t. fix
-// says how to install what. It behaves as the main module's
-// internal/prereq.Require, whose package doc says why the terminal.
-func require(t testing.TB, ok bool, what, fix string) {
-	if ok {
-		return
-	}
-	t.Helper()
-	msg := what + " is missing: " + fix
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (CI=true: required)", msg)
-	}
-	msg += " (skipped; CI=true makes this a failure)"
-	if !testing.Verbose() {
-		announce(msg, fmt.Sprintf("%s: %s: %s\n", filepath.Base(os.Args[0]), t.Name(), msg))
-	}
-	t.Skip(msg)
-}
-
-var (
-	toldMu sync.Mutex
-	told   = map[string]bool{}
-)
-
-// announce writes line to the terminal the first time it is given key, if
-// there is a terminal.
-func announce(key, line string) {
-	toldMu.Lock()
-	defer toldMu.Unlock()
-	if told[key] {
-		return
-	}
-	told[key] = true
-	tty := "/dev/tty"
-	if runtime.GOOS == "windows" {
-		tty = "CONOUT$"
-	}
-	f, err := os.OpenFile(tty, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return
-	}
-	f.WriteString(line)
-	f.Close()
 }
