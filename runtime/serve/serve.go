@@ -273,8 +273,7 @@ func Serve(ctx context.Context, l net.Listener, s *mcp.Server, o Options) error 
 	h := newHandler(s, o, limit)
 	log := o.logger()
 	attrs := []any{
-		slog.String("addr", l.Addr().String()),
-		slog.String("path", cmp.Or(o.Path, DefaultPath)),
+		slog.String("url", "http://"+l.Addr().String()+cmp.Or(o.Path, DefaultPath)),
 		slog.Int64("requestLimit", limit),
 	}
 	if p, _, ok := transfer.Endpoints(s); ok {
