@@ -29,6 +29,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -161,10 +162,13 @@ func RequestLimit(s *mcp.Server, o Options) int64 {
 // The limit is computed when Handler is called: add the tools first. It
 // panics when a form of o.Forms cannot be used (see RequestLimit).
 func Handler(s *mcp.Server, o Options) http.Handler {
-	return newHandler(s, o, RequestLimit(s, o))
+	h, _ := newHandler(s, o, RequestLimit(s, o))
+	return h
 }
 
-func newHandler(s *mcp.Server, o Options, limit int64) http.Handler {
+// newHandler is [Handler] with the limit given; it also returns the path
+// of the transfer endpoints, "" when there are none.
+func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 	path := cmp.Or(o.Path, DefaultPath)
 	timeout := o.SessionTimeout
 	switch {
@@ -200,7 +204,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) http.Handler {
 				return
 			}
 			endpoint.ServeHTTP(w, r)
-		})
+		}), ""
 	}
 	endpoint = transfer.KeepFilesCapability(endpoint)
 	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
@@ -214,7 +218,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) http.Handler {
 		default:
 			http.NotFound(w, r)
 		}
-	})
+	}), filesPath
 }
 
 // Stdio serves s to one client over standard input and output until the
@@ -237,10 +241,8 @@ func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteClos
 
 // lineLimit is the stdio line limit for a request limit.
 func lineLimit(limit int64) int {
-	return int(min(max(limit, mcp.DefaultMaxLineLength), int64(maxInt)))
+	return int(min(max(limit, mcp.DefaultMaxLineLength), math.MaxInt))
 }
-
-const maxInt = int(^uint(0) >> 1)
 
 // keepFiles wraps t to keep the files capability when s serves transfers.
 func keepFiles(s *mcp.Server, t mcp.Transport) mcp.Transport {
@@ -270,16 +272,15 @@ func ListenAndServe(ctx context.Context, addr string, s *mcp.Server, o Options) 
 // the error that stopped it otherwise.
 func Serve(ctx context.Context, l net.Listener, s *mcp.Server, o Options) error {
 	limit := RequestLimit(s, o)
-	h := newHandler(s, o, limit)
-	log := o.logger()
+	h, filesPath := newHandler(s, o, limit)
 	attrs := []any{
 		slog.String("url", "http://"+l.Addr().String()+cmp.Or(o.Path, DefaultPath)),
 		slog.Int64("requestLimit", limit),
 	}
-	if p, _, ok := transfer.Endpoints(s); ok {
-		attrs = append(attrs, slog.String("transferPath", p))
+	if filesPath != "" {
+		attrs = append(attrs, slog.String("transferPath", filesPath))
 	}
-	log.Info("serving MCP over streamable HTTP", attrs...)
+	o.logger().Info("serving MCP over streamable HTTP", attrs...)
 	return serveHTTP(ctx, l, h, o)
 }
 
