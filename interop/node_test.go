@@ -66,7 +66,7 @@ var tsClients = []struct {
 	// server/discover and falls back to initialize when the server says no).
 	{"client-v2-auto/http", "v2", "auto", "http"},
 	// Pinned to 2026-07-28 over HTTP. The go-sdk serves that version over
-	// HTTP only statelessly; examples/serve routes it to a stateless handler.
+	// HTTP only statelessly; runtime/serve routes it to a stateless handler.
 	{"client-v2-2026-07-28/http", "v2", "2026-07-28", "http"},
 }
 
@@ -87,7 +87,7 @@ func TestTypeScriptSDK(t *testing.T) {
 				if c.transport == "stdio" {
 					base.Command = bin
 				} else {
-					base.URL = startHTTP(t, bin)
+					base.URL = startHTTP(t, bin) + "mcp"
 				}
 				tsTools, version := checkToolsList(t, node, base, declaredTools(t, bin))
 				if c.negotiate == "2026-07-28" && version != c.negotiate {
@@ -367,7 +367,7 @@ func TestInspectorCLI(t *testing.T) {
 	node := requireNode(t)
 	bin := buildExamples(t)["describe_image"]
 	declared := declaredTools(t, bin)
-	url := startHTTP(t, bin)
+	url := startHTTP(t, bin) + "mcp"
 	cli, err := filepath.Abs("node_modules/@modelcontextprotocol/inspector-cli/build/cli.js")
 	if err != nil {
 		t.Fatal(err)

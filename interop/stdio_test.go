@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
-	"github.com/mcpfile/mcpfile/examples/serve"
-	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 )
 
 // stdioServer is an example server on the other end of two pipes, spoken to
@@ -92,7 +93,8 @@ func TestHostileStdio(t *testing.T) {
 		b, _ := json.Marshal(map[string]string{"image": dataURI("image/png", png)})
 		return s.call(describeimage.Tool.Name, b)
 	}
-	limit := serve.Stdio(mcptest.Limit(t, describeimage.MaxRequestBytes)).MaxLineLength
+	// The command's line limit: its request limit, at least the go-sdk's default.
+	limit := int(max(serve.RequestLimit(describeimage.NewServer(describeimage.Options{}), serve.Options{}), mcp.DefaultMaxLineLength))
 
 	type row struct{ name, got, after string }
 	var rows []row

@@ -140,6 +140,11 @@ func fileBytes(b json.RawMessage) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return schemaBytes(d), nil
+}
+
+// schemaBytes is fileBytes of a schema already read.
+func schemaBytes(d *descriptor.Schema) int64 {
 	var total int64
 	for _, name := range d.Names() {
 		p := d.Props[name]
@@ -162,7 +167,7 @@ func fileBytes(b json.RawMessage) (int64, error) {
 			total = addSat(total, addSat(member+2, mulSat(int64(p.MaxFiles(DefaultMaxFiles)), each)))
 		}
 	}
-	return total, nil
+	return total
 }
 
 // addSat is a+b for non-negative a and b, saturating at math.MaxInt64.

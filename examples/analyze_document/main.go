@@ -54,7 +54,7 @@ import (
 	"syscall"
 
 	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
-	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
@@ -131,18 +131,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if *publicURL == "" {
 		*publicURL = "http://" + l.Addr().String() + "/files/"
 	}
-	h, err := analyzedoc.Handler(analyzedoc.Options{PublicURL: *publicURL, Keys: keys, Store: st, ErrorLog: logger})
+	s, _, err := analyzedoc.NewServer(analyzedoc.Options{PublicURL: *publicURL, Keys: keys, Store: st, ErrorLog: logger})
 	if err != nil {
 		l.Close()
 		logger.Print(err)
 		return 1
 	}
-	limit, _ := analyzedoc.MaxRequestBytes() // Handler checked it
-	logger.Printf("serving MCP on http://%s%s (request limit %d bytes), uploads at %s/%s", l.Addr(), analyzedoc.MCPPath, limit, strings.TrimSuffix(*publicURL, "/"), transfer.UploadPath)
+	logger.Printf("uploads at %s/%s", strings.TrimSuffix(*publicURL, "/"), transfer.UploadPath)
 	if u, _ := url.Parse(*publicURL); u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		logger.Printf("warning: uploads go over plain http to %s: upload tokens and file bytes travel in the clear; serve them behind TLS and set -public-url https://…", u.Host)
 	}
-	if err := serve.Serve(ctx, l, h); err != nil && !errors.Is(err, context.Canceled) {
+	o := serve.Options{Path: analyzedoc.MCPPath, Logger: slog.New(slog.NewTextHandler(stderr, nil)).With(slog.String("command", name))}
+	if err := serve.Serve(ctx, l, s, o); err != nil && !errors.Is(err, context.Canceled) {
 		logger.Print(err)
 		return 1
 	}

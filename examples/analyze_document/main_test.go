@@ -183,7 +183,7 @@ func TestRunServes(t *testing.T) {
 	if len(objects) != 1 {
 		t.Errorf("the store directory holds %d objects, want 1", len(objects))
 	}
-	if s := log.String(); !strings.Contains(s, "serving MCP on http://"+addr+"/mcp") || strings.Contains(s, "random key") {
+	if s := log.String(); !strings.Contains(s, "url=http://"+addr+"/mcp") || strings.Contains(s, "random key") {
 		t.Errorf("log %q", s)
 	}
 }

@@ -4,16 +4,17 @@
 // compares them.
 //
 //	go run ./examples/compare_documents                      # stdio
-//	go run ./examples/compare_documents -http 127.0.0.1:8080 # streamable HTTP
+//	go run ./examples/compare_documents -http 127.0.0.1:8080 # streamable HTTP at http://127.0.0.1:8080/mcp
 package main
 
 import (
 	"os"
 
 	"github.com/mcpfile/mcpfile/examples/compare_documents/comparedocs"
-	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/examples/internal/cli"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 )
 
 func main() {
-	os.Exit(serve.Main("compare_documents", os.Args[1:], os.Stderr, comparedocs.NewServer, comparedocs.MaxRequestBytes))
+	os.Exit(cli.Main("compare_documents", os.Args[1:], os.Stderr, comparedocs.NewServer, serve.Options{}))
 }

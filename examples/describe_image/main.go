@@ -6,7 +6,7 @@
 // fetches from the hosts -fetch-host allows.
 //
 //	go run ./examples/describe_image                      # stdio
-//	go run ./examples/describe_image -http 127.0.0.1:8080 # streamable HTTP
+//	go run ./examples/describe_image -http 127.0.0.1:8080 # streamable HTTP at http://127.0.0.1:8080/mcp
 //	go run ./examples/describe_image -fetch-host files.example.com
 //
 // -fetch-host host allows describe_image_chatgpt to fetch files from host,
@@ -26,12 +26,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
-	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/examples/internal/cli"
 	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 )
 
 func main() {
-	os.Exit(serve.MainFlags("describe_image", os.Args[1:], os.Stderr, flags, describeimage.MaxRequestBytes))
+	os.Exit(cli.MainFlags("describe_image", os.Args[1:], os.Stderr, flags, serve.Options{}))
 }
 
 // flags adds -fetch-host to fs and returns the function that builds the

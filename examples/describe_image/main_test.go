@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
-	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/examples/internal/cli"
 	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 )
 
 // The test binary doubles as the server: run as a subprocess with this
@@ -79,7 +79,7 @@ func TestHTTPFlag(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, nil)
 	var cs *mcp.ClientSession
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		cs, err = c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr}, nil)
+		cs, err = c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + serve.DefaultPath}, nil)
 		if err == nil || time.Now().After(deadline) {
 			break
 		}
@@ -139,7 +139,7 @@ func TestFetchHostFlag(t *testing.T) {
 		{[]string{"-fetch-host", "*.com"}, `-fetch-host: pattern "*.com" is too broad`},
 	} {
 		var stderr strings.Builder
-		if code := serve.MainFlags("describe_image", tt.args, &stderr, flags, describeimage.MaxRequestBytes); code != 2 || !strings.Contains(stderr.String(), tt.want) {
+		if code := cli.MainFlags("describe_image", tt.args, &stderr, flags, serve.Options{}); code != 2 || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tt.args, code, stderr.String(), tt.want)
 		}
 	}

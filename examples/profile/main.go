@@ -5,16 +5,16 @@
 // retried call) and older ones (elicitation/create).
 //
 //	go run ./examples/profile                      # stdio
-//	go run ./examples/profile -http 127.0.0.1:8080 # streamable HTTP
+//	go run ./examples/profile -http 127.0.0.1:8080 # streamable HTTP at http://127.0.0.1:8080/mcp
 package main
 
 import (
 	"os"
 
+	"github.com/mcpfile/mcpfile/examples/internal/cli"
 	"github.com/mcpfile/mcpfile/examples/profile/profile"
-	"github.com/mcpfile/mcpfile/examples/serve"
 )
 
 func main() {
-	os.Exit(serve.Main("profile", os.Args[1:], os.Stderr, profile.NewServer, profile.MaxRequestBytes))
+	os.Exit(cli.Main("profile", os.Args[1:], os.Stderr, profile.NewServer, profile.ServeOptions()))
 }

@@ -29,7 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/serve"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 )
 
 // Limit returns the request limit maxRequest gives, failing t on an error.
@@ -56,12 +56,13 @@ func Connect(t testing.TB, s *mcp.Server, opts *mcp.ClientOptions, version strin
 }
 
 // ConnectHTTP serves s over streamable HTTP on 127.0.0.1 with request bodies
-// up to limit bytes, as the example commands do, and connects a client.
+// up to limit bytes, as the example commands do (serve.Handler), and
+// connects a client.
 func ConnectHTTP(t testing.TB, s *mcp.Server, limit int64, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
-	srv := httptest.NewServer(serve.Handler(s, limit))
+	srv := httptest.NewServer(serve.Handler(s, serve.Options{MaxRequestBytes: limit}))
 	t.Cleanup(srv.Close)
-	return Client(t, &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts, version)
+	return Client(t, &mcp.StreamableClientTransport{Endpoint: srv.URL + serve.DefaultPath}, opts, version)
 }
 
 // Client connects a go-sdk client with opts over tr, on protocol version

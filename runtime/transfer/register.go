@@ -203,6 +203,7 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 		}
 	})
 	hook.Serve(s)
+	remember(s, c)
 	return c.handler(), nil
 }
 

@@ -28,13 +28,11 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/serve"
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
@@ -115,16 +113,16 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 	return s, files, nil
 }
 
-// Handler returns what the command serves over HTTP: the MCP endpoint at
-// [MCPPath], for both protocol generations (serve.Handler, with request
-// bodies of up to [MaxRequestBytes]), and the transfer endpoints (upload,
-// download and upload pages) under the path of o.PublicURL (so a proxy in
-// front must forward paths unchanged). An upload is not cut by the
-// server's ReadTimeout while its bytes keep coming: the upload endpoint
-// moves the read deadline with each read
-// (transfer.UploadOptions.IdleTimeout); the server sets no WriteTimeout,
-// so neither is a long download, nor a tools/call of import_archive that
-// waits while the person uploads.
+// Handler returns what the command serves over HTTP: serve.Handler of
+// the server, with the MCP endpoint at [MCPPath] for both protocol
+// generations and request bodies of up to [MaxRequestBytes] (what its
+// tools need), and the transfer endpoints (upload, download and upload
+// pages) under the path of o.PublicURL (so a proxy in front must forward
+// paths unchanged). An upload is not cut by the server's ReadTimeout
+// while its bytes keep coming: the upload endpoint moves the read
+// deadline with each read (transfer.UploadOptions.IdleTimeout); the
+// server sets no WriteTimeout, so neither is a long download, nor a
+// tools/call of import_archive that waits while the person uploads.
 //
 // serve.Handler sends 2026-07-28 requests to a stateless handler, where
 // each request is a session of its own. import_archive works there for a
@@ -136,37 +134,11 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 // client must declare elicitation.url or speak 2025-11-25, whose sessions
 // are kept.
 func Handler(o Options) (http.Handler, error) {
-	u, err := url.Parse(o.PublicURL)
-	if err != nil {
-		return nil, fmt.Errorf("analyzedoc: PublicURL %q: %v", o.PublicURL, err)
-	}
-	limit, err := MaxRequestBytes()
+	s, _, err := NewServer(o)
 	if err != nil {
 		return nil, err
 	}
-	s, files, err := NewServer(o)
-	if err != nil {
-		return nil, err
-	}
-	dir := u.Path
-	if !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
-	// The MCP endpoint keeps the files capability clients declare in
-	// initialize, which the SDK's typed capabilities drop.
-	endpoint, uploads := transfer.KeepFilesCapability(serve.Handler(s, limit)), files
-	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
-	// what patterns read as syntax (spaces, braces).
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == MCPPath:
-			endpoint.ServeHTTP(w, r)
-		case strings.HasPrefix(r.URL.Path, dir):
-			uploads.ServeHTTP(w, r)
-		default:
-			http.NotFound(w, r)
-		}
-	}), nil
+	return serve.Handler(s, serve.Options{Path: MCPPath}), nil
 }
 
 // MaxRequestBytes is the request body limit the server needs: read_text's

@@ -7,6 +7,7 @@ package profile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/examples/internal/imageinfo"
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/serve"
 )
 
 // Profile is the answer of create_profile.
@@ -59,6 +61,14 @@ func MaxRequestBytes() (int64, error) {
 		return 0, err
 	}
 	return max(n, mcp.DefaultMaxRequestBodyBytes), nil
+}
+
+// ServeOptions returns the options to serve the server with
+// (serve.Handler, serve.Stdio): on protocol 2026-07-28 the photo comes
+// back in the retry of the call, with its arguments, so the request limit
+// counts the form's file too.
+func ServeOptions() serve.Options {
+	return serve.Options{Forms: []json.RawMessage{PhotoForm{}.MCPSchema()}}
 }
 
 // elicitID names the form in the 2026-07-28 inputRequests, as in SEP-2356's example.

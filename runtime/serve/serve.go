@@ -1,0 +1,327 @@
+// Package serve serves an MCP server built with the go-sdk and package
+// runtime, the way its files need: over streamable HTTP to clients of both
+// protocol generations, with the transfer endpoints when
+// transfer.Register was used, and with request limits computed from the
+// server's tools; or over stdio with the line limit to match.
+//
+//	s := mcp.NewServer(&mcp.Implementation{Name: "images", Version: "v1.0.0"}, nil)
+//	runtime.AddTool(s, &mcp.Tool{Name: "describe_image"}, describe)
+//	err := serve.ListenAndServe(ctx, "127.0.0.1:8080", s, serve.Options{})
+//
+// or, to mount it yourself, http.Handle("/", serve.Handler(s, serve.Options{})),
+// or serve.Stdio(ctx, s, serve.Options{}) for a client that starts the
+// server as its child process.
+//
+// Why a package: the go-sdk speaks protocol 2026-07-28 over HTTP only
+// without sessions (a stateless handler), while older clients need a
+// session for the requests a server sends them, such as
+// elicitation/create (a stateful handler); its default request limit
+// (4 MiB) is smaller than many files; and the files capability a client
+// declares in initialize is dropped by its typed capabilities unless
+// transfer.KeepFilesCapability keeps it. [Handler] does all of that in one
+// value.
+package serve
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
+)
+
+// Defaults of the zero [Options].
+const (
+	// DefaultPath is the path of the MCP endpoint.
+	DefaultPath = "/mcp"
+	// DefaultSessionTimeout ends the session of a client that stopped
+	// calling without closing it (protocol 2025-11-25 and older; 2026-07-28
+	// has no sessions).
+	DefaultSessionTimeout = 10 * time.Minute
+	// DefaultReadHeaderTimeout bounds how long a client may take to send a
+	// request's headers.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds how long a client may take to send a whole
+	// request: a stalled body holds at most one request limit until then.
+	// The upload endpoint moves its read deadline while bytes keep coming
+	// (transfer.UploadOptions.IdleTimeout), so a large upload is not cut.
+	DefaultReadTimeout = 5 * time.Minute
+	// DefaultIdleTimeout closes a kept-alive connection with no request.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultShutdownTimeout is how long a server stopping waits for the
+	// requests in flight before it closes what is still open: a client's
+	// stream of server messages, or a call waiting for a person's upload,
+	// may never end by itself.
+	DefaultShutdownTimeout = 5 * time.Second
+)
+
+// StatelessSince is the first protocol version that the go-sdk serves over
+// HTTP only without sessions: [Handler] sends the requests whose
+// Mcp-Protocol-Version header names it or a later version to a stateless
+// handler, and the rest to a stateful one.
+const StatelessSince = "2026-07-28"
+
+// Options configure [Handler], [Stdio], [ListenAndServe] and [Serve].
+// The zero value serves MCP at [DefaultPath] with the limits the server's
+// tools need and the defaults above.
+type Options struct {
+	// Path is the path of the MCP endpoint. Empty means DefaultPath.
+	Path string
+
+	// MaxRequestBytes is the largest request body (over HTTP) or line
+	// (over stdio) the server reads; the go-sdk answers a larger body with
+	// 413 Request Entity Too Large, and ends a stdio session on a longer
+	// line. Zero means runtime.MaxRequestBytesFor(server, Forms...): what
+	// the tools added with runtime.AddTool before the handler is made
+	// need, at least the go-sdk's 4 MiB (and over stdio, its 16 MiB line).
+	MaxRequestBytes int64
+
+	// Forms are the schemas (MCPSchema) of the forms the server's tools
+	// elicit with runtime.Elicit: a 2026-07-28 client answers a form in
+	// the retry of the call, so that request carries the form's files
+	// with the tool's. Read only when MaxRequestBytes is zero.
+	Forms []json.RawMessage
+
+	// SessionTimeout ends idle sessions of clients on 2025-11-25 and
+	// older. Zero means DefaultSessionTimeout; a negative value, never.
+	SessionTimeout time.Duration
+
+	// Logger receives the go-sdk handler's errors and the serving
+	// functions' records. Nil means slog.Default().
+	Logger *slog.Logger
+
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are those of the
+	// http.Server that ListenAndServe and Serve build. Zero means
+	// DefaultReadHeaderTimeout, DefaultReadTimeout and DefaultIdleTimeout;
+	// a negative value, no limit.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout: see ReadHeaderTimeout.
+	ReadTimeout time.Duration
+	// IdleTimeout: see ReadHeaderTimeout.
+	IdleTimeout time.Duration
+
+	// ShutdownTimeout is how long ListenAndServe and Serve, once their
+	// context is done, wait for the requests in flight before they close
+	// the connections. Zero means DefaultShutdownTimeout; a negative value,
+	// wait for every request.
+	ShutdownTimeout time.Duration
+}
+
+// logger returns o.Logger or the default.
+func (o *Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
+}
+
+// RequestLimit returns the request limit [Handler] and [Stdio] give s:
+// o.MaxRequestBytes, or what s's tools need (see Options.MaxRequestBytes).
+// It panics, as runtime.AddTool does for a schema it cannot use, when a
+// form of o.Forms is not a generated object schema.
+func RequestLimit(s *mcp.Server, o Options) int64 {
+	if o.MaxRequestBytes != 0 {
+		return o.MaxRequestBytes
+	}
+	n, err := runtime.MaxRequestBytesFor(s, o.Forms...)
+	if err != nil {
+		panic("serve: " + err.Error())
+	}
+	return n
+}
+
+// Handler returns the HTTP handler of s: MCP at o.Path for clients of
+// every protocol generation, and, when transfer.Register made s serve
+// file transfers, its upload, download and upload-page endpoints under
+// the path of its PublicURL; 404 Not Found for anything else. Mount it at
+// the root of a server (or under a prefix with http.StripPrefix).
+//
+// Requests whose Mcp-Protocol-Version header names [StatelessSince] or a
+// later version go to a stateless go-sdk handler, where each request is a
+// session of its own; the rest, initialize included, to a stateful one
+// whose sessions end after o.SessionTimeout idle. Request bodies are
+// limited to [RequestLimit]. With transfers, the MCP endpoint keeps the
+// files capability a client declares in initialize
+// (transfer.KeepFilesCapability), so that file results reach the clients
+// that can read them.
+//
+// The limit is computed when Handler is called: add the tools first. It
+// panics when a form of o.Forms cannot be used (see RequestLimit).
+func Handler(s *mcp.Server, o Options) http.Handler {
+	h, _ := newHandler(s, o, RequestLimit(s, o))
+	return h
+}
+
+// newHandler is [Handler] with the limit given; it also returns the path
+// of the transfer endpoints, "" when there are none.
+func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
+	path := cmp.Or(o.Path, DefaultPath)
+	timeout := o.SessionTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultSessionTimeout
+	case timeout < 0:
+		timeout = 0 // the go-sdk's "never"
+	}
+	server := func(*http.Request) *mcp.Server { return s }
+	stateful := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: limit,
+		SessionTimeout:      timeout,
+		Logger:              o.logger(),
+	})
+	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: limit,
+		Stateless:           true,
+		Logger:              o.logger(),
+	})
+	var endpoint http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Protocol versions are dates, YYYY-MM-DD: they sort as strings.
+		if r.Header.Get("Mcp-Protocol-Version") >= StatelessSince {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+	filesPath, files, ok := transfer.Endpoints(s)
+	if !ok {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != path {
+				http.NotFound(w, r)
+				return
+			}
+			endpoint.ServeHTTP(w, r)
+		}), ""
+	}
+	endpoint = transfer.KeepFilesCapability(endpoint)
+	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
+	// what patterns read as syntax (spaces, braces).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == path:
+			endpoint.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, filesPath):
+			files.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}), filesPath
+}
+
+// Stdio serves s to one client over standard input and output until the
+// client closes its end or ctx is done. A message is one line, read up to
+// [RequestLimit] bytes (at least the go-sdk's 16 MiB,
+// mcp.DefaultMaxLineLength); a longer line ends the session. With
+// transfers, the files capability of initialize is kept, as over HTTP
+// (transfer.KeepFilesCapabilityTransport); the transfer endpoints
+// themselves need HTTP.
+func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
+	t := &mcp.StdioTransport{MaxLineLength: lineLimit(RequestLimit(s, o))}
+	return s.Run(ctx, keepFiles(s, t))
+}
+
+// serveIO is [Stdio] over r and w.
+func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
+	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: lineLimit(RequestLimit(s, o))}
+	return s.Run(ctx, keepFiles(s, t))
+}
+
+// lineLimit is the stdio line limit for a request limit.
+func lineLimit(limit int64) int {
+	return int(min(max(limit, mcp.DefaultMaxLineLength), math.MaxInt))
+}
+
+// keepFiles wraps t to keep the files capability when s serves transfers.
+func keepFiles(s *mcp.Server, t mcp.Transport) mcp.Transport {
+	if _, _, ok := transfer.Endpoints(s); ok {
+		return transfer.KeepFilesCapabilityTransport(t)
+	}
+	return t
+}
+
+// ListenAndServe listens on the TCP address addr and serves [Handler] of s
+// on it until ctx is done or the process receives SIGINT or SIGTERM; then
+// it shuts down as [Serve] does and returns nil.
+func ListenAndServe(ctx context.Context, addr string, s *mcp.Server, o Options) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return Serve(ctx, l, s, o)
+}
+
+// Serve serves [Handler] of s on l until ctx is done, with an http.Server
+// whose timeouts are o's, and closes l. Then it shuts down: it stops
+// accepting, waits up to o.ShutdownTimeout for the requests in flight, and
+// closes the connections still open. It returns nil after a shutdown, and
+// the error that stopped it otherwise.
+func Serve(ctx context.Context, l net.Listener, s *mcp.Server, o Options) error {
+	limit := RequestLimit(s, o)
+	h, filesPath := newHandler(s, o, limit)
+	attrs := []any{
+		slog.String("url", "http://"+l.Addr().String()+cmp.Or(o.Path, DefaultPath)),
+		slog.Int64("requestLimit", limit),
+	}
+	if filesPath != "" {
+		attrs = append(attrs, slog.String("transferPath", filesPath))
+	}
+	o.logger().Info("serving MCP over streamable HTTP", attrs...)
+	return serveHTTP(ctx, l, h, o)
+}
+
+// serveHTTP serves h on l until ctx is done, then shuts down.
+func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, o Options) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: timeout(o.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		ReadTimeout:       timeout(o.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       timeout(o.IdleTimeout, DefaultIdleTimeout),
+		ErrorLog:          slog.NewLogLogger(o.logger().Handler(), slog.LevelWarn),
+		// No WriteTimeout: a long download, a client's stream of server
+		// messages and a call waiting for an upload may all outlast any.
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.Background(), context.CancelFunc(func() {})
+	grace := timeout(o.ShutdownTimeout, DefaultShutdownTimeout)
+	if grace > 0 {
+		shutdown, cancel = context.WithTimeout(shutdown, grace)
+	}
+	defer cancel()
+	if err := srv.Shutdown(shutdown); !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	o.logger().Info("closing the requests still open after the shutdown grace period", slog.Duration("grace", grace))
+	return srv.Close()
+}
+
+// timeout is d, or def when d is zero, or 0 (none) when d is negative.
+func timeout(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
