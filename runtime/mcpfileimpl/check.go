@@ -603,26 +603,3 @@ func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
 	}
 	return t[1 : len(t)-1], true, nil
 }
-
-func init() { hook.CheckFile = CheckStored }
-
-// CheckStored checks an uploaded file, sent for argument arg, against d:
-// its declared media type mediaType (type/subtype, lower-cased) with
-// charset, its size, and its first bytes head (up to content.SniffLen),
-// in the order and with the errors of a data: URI's checks. It is for
-// package transfer, which resolves file URIs; generated code does not
-// call it.
-func CheckStored(arg string, d descriptor.File, mediaType, charset string, size int64, head []byte) error {
-	if !d.Accepts(mediaType) {
-		return mediaTypeError(arg, mediaType, d)
-	}
-	if limit := d.Limit(runtime.DefaultMaxSize); size > limit {
-		return sizeError(arg, size, limit)
-	}
-	if !d.NoSniff {
-		if err := checkContent(arg, mediaType, charset, head); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
-	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -78,7 +77,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	// of a file the argument refuses anyway.
 	nosniff := d
 	nosniff.NoSniff = true
-	if err := mcpfileimpl.CheckStored(arg, nosniff, mt, charset, m.Size, nil); err != nil {
+	if err := hook.CheckFile(arg, nosniff, mt, charset, m.Size, nil); err != nil {
 		return hook.Resolved{}, err
 	}
 	if !d.NoSniff && m.Size > 0 {
@@ -94,7 +93,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		case err != nil:
 			return internal("store read", err)
 		}
-		if err := mcpfileimpl.CheckStored(arg, d, mt, charset, m.Size, head); err != nil {
+		if err := hook.CheckFile(arg, d, mt, charset, m.Size, head); err != nil {
 			return hook.Resolved{}, err
 		}
 	}
