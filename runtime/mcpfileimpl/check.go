@@ -17,6 +17,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // This file is the check of one file value: scheme, form, media type
@@ -39,10 +40,10 @@ import (
 // Every error is an [*runtime.Error]. See the package documentation for the accepted
 // forms of base64 and percent-encoded data.
 func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
-	if isFileURI(stringBytes(uri)) {
-		return fileRef(arg, stringBytes(uri), d)
+	if isFileURI(text.Bytes(uri)) {
+		return fileRef(arg, text.Bytes(uri), d)
 	}
-	f, err := decode(arg, stringBytes(uri), d, false)
+	f, err := decode(arg, text.Bytes(uri), d, false)
 	if err != nil {
 		return runtime.File{}, err
 	}
@@ -53,7 +54,7 @@ func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
 // decoded bytes, for servers whose file field is a plain string: the data is
 // decoded in small chunks and only a prefix is kept for the content check.
 func validateURI(arg, uri string, d descriptor.File) error {
-	if err := validate(arg, stringBytes(uri), d, false); err != nil {
+	if err := validate(arg, text.Bytes(uri), d, false); err != nil {
 		return err
 	}
 	return nil
@@ -537,11 +538,6 @@ func transferError(arg string, d descriptor.File, why string) *runtime.Error {
 		why = "it takes data: URIs only (transferModes: inline): send the file inline, as a data: URI"
 	}
 	return &runtime.Error{Arg: arg, Rule: runtime.RuleTransferMode, Reason: "is an uploaded file's URI (mcp-file:), but " + why}
-}
-
-// stringBytes returns the bytes of s without copying. They are only read.
-func stringBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // uriError is the error of argument arg for the datauri error e.
