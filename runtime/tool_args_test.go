@@ -16,6 +16,10 @@ import (
 
 var skelChecker = &argsChecker{files: map[string]*descriptor.Prop{
 	"image": {Kind: descriptor.Single}, "docs": {Kind: descriptor.Array}, "few": {Kind: descriptor.Array, MaxItems: 2}, "some": {Kind: descriptor.Array, MinItems: 1},
+	"upload":  {Kind: descriptor.Single, File: descriptor.File{TransferModes: []string{descriptor.Upload}}},
+	"uploads": {Kind: descriptor.Array, File: descriptor.File{TransferModes: []string{descriptor.Upload}}},
+	"either":  {Kind: descriptor.Single, File: descriptor.File{TransferModes: []string{descriptor.Inline, descriptor.Upload}}},
+	"inline":  {Kind: descriptor.Array, File: descriptor.File{TransferModes: []string{descriptor.Inline}}},
 }}
 
 // TestSkeletonMaxFiles checks that a file array over its maxFiles fails in
@@ -84,6 +88,13 @@ func TestSkeletonFileShapes(t *testing.T) {
 		{`{"image":{},"docs":{}}`, "Argument 'image' has the wrong JSON type: received an object, want a data: URI string."},
 		{`{"docs":[` + strings.Repeat(`"",`, DefaultMaxFiles) + `""]}`, fmt.Sprintf("Argument 'docs' exceeds maxFiles: received %d files, limit is %d.", DefaultMaxFiles+1, DefaultMaxFiles)},
 		{`{"some":[]}`, "Argument 'some' has fewer files than minFiles: received 0 files, minimum is 1."},
+		// What is wanted follows the transfer modes: an upload-only field
+		// takes an uploaded file's URI, not a data: URI.
+		{`{"upload":5}`, "Argument 'upload' has the wrong JSON type: received a number, want an mcp-file: URI string (from files/authorizeUpload)."},
+		{`{"uploads":"x"}`, "Argument 'uploads' has the wrong JSON type: received a string, want an array of mcp-file: URI strings (from files/authorizeUpload)."},
+		{`{"uploads":[1]}`, "Argument 'uploads[0]' has the wrong JSON type: received a number, want an mcp-file: URI string (from files/authorizeUpload)."},
+		{`{"either":{}}`, "Argument 'either' has the wrong JSON type: received an object, want a data: URI or mcp-file: URI string."},
+		{`{"inline":[true]}`, "Argument 'inline[0]' has the wrong JSON type: received a boolean, want a data: URI string."},
 	} {
 		got, _, err := skelChecker.skeleton([]byte(tt.in))
 		if err == nil || err.Error() != tt.want {

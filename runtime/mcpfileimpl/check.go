@@ -74,7 +74,7 @@ func validateURI(arg, uri string, d descriptor.File) error {
 // A tok that is not a JSON string gives a runtime.RuleURIForm [*runtime.Error]; a malformed
 // string token gives the error encoding/json gives for it.
 func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
-	uri, escaped, err := jsonString(arg, tok)
+	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
@@ -106,7 +106,7 @@ func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error)
 // (its one allocation of the URI's size, made after the size check); on
 // error it returns "".
 func validateJSON(arg string, tok []byte, d descriptor.File) (string, error) {
-	uri, escaped, err := jsonString(arg, tok)
+	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return "", err
 	}
@@ -583,13 +583,14 @@ func checkContent(arg, mt, charset string, prefix []byte) *runtime.Error {
 	return nil
 }
 
-// jsonString returns the contents of the JSON string token tok, quotes
-// removed, still escaped when escaped is true. Without escapes they are
-// ASCII without control characters.
-func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
+// jsonString returns the contents of the JSON string token tok, the value
+// of the file argument arg that d describes, quotes removed, still escaped
+// when escaped is true. Without escapes they are ASCII without control
+// characters.
+func jsonString(arg string, tok []byte, d descriptor.File) (s []byte, escaped bool, err error) {
 	t := jsonwalk.TrimWS(tok)
 	if len(t) == 0 || t[0] != '"' {
-		return nil, false, typeError(arg, t, false)
+		return nil, false, typeError(arg, t, d, descriptor.Single)
 	}
 	if len(t) >= 2 && t[len(t)-1] == '"' && jsonwalk.Plain(t[1:len(t)-1]) {
 		return t[1 : len(t)-1], false, nil
