@@ -44,10 +44,8 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	}
 	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
 	switch {
-	case errors.Is(err, token.ErrMalformed):
-		var te *token.Error
-		errors.As(err, &te)
-		return fail("it is malformed (" + te.Reason + "); send the uri that files/authorizeUpload returned, unchanged")
+	case errors.Is(err, token.ErrMalformed): // what is wrong with it is the server's business
+		return fail("it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again")
 	case errors.Is(err, token.ErrExpired):
 		return fail("it has expired; upload the file again (files/authorizeUpload)")
 	case err != nil: // unknown key, bad signature: altered, another server's, or another caller's
