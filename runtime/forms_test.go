@@ -123,7 +123,8 @@ func TestOpenAIFetch(t *testing.T) {
 		url, want string
 	}{
 		{at("/big.txt"), "Argument 'doc' exceeds maxSize: received more than 4096 bytes, limit is 4096."},
-		{at("/png"), `Argument 'doc' fails the content check: declared "text/plain" but the bytes are`},
+		// The host declared the type, so the model is not told to.
+		{at("/png"), `Argument 'doc' fails the content check: declared "text/plain" but the bytes are image/png; the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type.`},
 		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
 		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
 	} {
@@ -131,6 +132,12 @@ func TestOpenAIFetch(t *testing.T) {
 		if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.url, got, tt.want)
 		}
+	}
+	// The same when the file object declares the type (mime_type).
+	res = mcptest.Call(t, cs, "hosts", map[string]any{"photo": photo, "doc": map[string]any{"download_url": at("/doc.txt"), "file_id": "file_1", "mime_type": "application/pdf"}})
+	want := `Argument 'doc' fails the content check: declared "application/pdf" but the bytes are text; the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type.`
+	if got := mcptest.Text(t, res); !res.IsError || got != want {
+		t.Errorf("text declared as a PDF: %q, want %q", got, want)
 	}
 }
 

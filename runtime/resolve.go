@@ -330,6 +330,10 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 	return nil
 }
 
+// hostDeclaredType is the remedy of a ChatGPT file whose bytes are not of
+// its media type: the host declared the type, not the model that called.
+const hostDeclaredType = "the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type"
+
 // checkFile checks a file that did not arrive as a data: URI (one fetched,
 // or uploaded and resolved by the transfer layer through hook.CheckFile),
 // sent for argument arg, against d: its media type mt (type/subtype,
@@ -345,7 +349,11 @@ func checkFile(arg string, d descriptor.File, mt, charset string, size int64, he
 	}
 	if !d.NoSniff {
 		if detected, ok := content.Check(mt, charset, head); !ok {
-			return &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: detected}
+			e := &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: detected}
+			if d.Form == descriptor.OpenAI {
+				e.Reason = hostDeclaredType
+			}
+			return e
 		}
 	}
 	return nil
