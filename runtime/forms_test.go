@@ -146,8 +146,9 @@ func TestOpenAIFetch(t *testing.T) {
 func fetchingHosts(t *testing.T, ts *httptest.Server) *mcp.ClientSession {
 	t.Helper()
 	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
 	f, err := fetch.New(fetch.Options{
-		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
+		AllowHosts: []string{"files.test:" + port}, AllowPrivate: []string{"files.test"},
 		Resolver:  staticResolver{"files.test": "127.0.0.1"},
 		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"},
 	})

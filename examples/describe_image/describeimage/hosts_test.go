@@ -37,7 +37,7 @@ func filesServer(t *testing.T, files map[string][2]string) (*fetch.Fetcher, func
 	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
 	f, err := fetch.New(fetch.Options{
-		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
+		AllowHosts: []string{"files.test:" + port}, AllowPrivate: []string{"files.test"},
 		Resolver:  staticResolver{"files.test": "127.0.0.1"},
 		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"}, // httptest's certificate
 	})
