@@ -405,6 +405,9 @@ func TestTimeout(t *testing.T) {
 	for _, path := range []string{"/headers", "/body"} {
 		_, err := f.Fetch(context.Background(), at(ts, "https", "files.test", path+"?sig=SECRET"), 100)
 		wantErr(t, err, fetch.ErrTimeout)
+		if text := err.Error(); !strings.HasSuffix(text, ": timed out after 50ms") || strings.Count(text, "after") != 1 {
+			t.Errorf("%s: err = %q, want it to end \": timed out after 50ms\", the time said once", path, text)
+		}
 	}
 
 	// A caller's own cancellation is not reported as the fetch's timeout.
