@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // Rule names the constraint of an x-mcp-file argument that a value broke.
@@ -106,10 +107,11 @@ type Error struct {
 
 const maxEcho = 64 // the longest token an error echoes
 
-// echo quotes s, cut to maxEcho bytes, for an error text.
+// echo quotes s, cut to maxEcho bytes at a character boundary, for an
+// error text.
 func echo(s string) string {
 	if len(s) > maxEcho {
-		s = s[:maxEcho] + "…"
+		s = text.Cut(s, maxEcho) + "…"
 	}
 	return strconv.Quote(s)
 }
@@ -184,7 +186,7 @@ func (e *Error) Error() string {
 		case e.Scheme != "":
 			s := e.Scheme
 			if len(s) > maxEcho {
-				s = s[:maxEcho] + "…"
+				s = text.Cut(s, maxEcho) + "…"
 			}
 			b.WriteString("scheme ")
 			b.WriteString(strconv.Quote(s + ":"))

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -241,5 +242,19 @@ func TestWithDefaults(t *testing.T) {
 		if err != nil || string(got) != tt.want {
 			t.Errorf("withDefaults(%q, %v) = %q, %v, want %q", tt.args, tt.inst, got, err, tt.want)
 		}
+	}
+}
+
+// TestEchoCutsAtCharacter: a value an error quotes, cut to its bound, is
+// cut between characters, never inside one, so the quote shows text and
+// not the escaped half of a character.
+func TestEchoCutsAtCharacter(t *testing.T) {
+	s := strings.Repeat("a", maxEcho-1) + "€€"
+	if got, want := echo(s), strconv.Quote(strings.Repeat("a", maxEcho-1)+"…"); got != want {
+		t.Errorf("echo(%q) = %s, want %s", s, got, want)
+	}
+	e := &Error{Arg: "file", Rule: RuleScheme, Scheme: strings.Repeat("b", maxEcho-1) + "é"}
+	if got := e.Error(); strings.Contains(got, `\x`) || !strings.Contains(got, `"`+strings.Repeat("b", maxEcho-1)+`…:"`) {
+		t.Errorf("scheme error %q, want the scheme cut before the é", got)
 	}
 }
