@@ -125,8 +125,9 @@ func TestOpenAIFetch(t *testing.T) {
 		{at("/big.txt"), "Argument 'doc' exceeds maxSize: received more than 4096 bytes, limit is 4096."},
 		// The host declared the type, so the model is not told to.
 		{at("/png"), `Argument 'doc' fails the content check: declared "text/plain" but the bytes are image/png; the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type.`},
-		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
-		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
+		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port."},
+		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port."},
+		{"https://files.test/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port."}, // port 443 is not listed
 	} {
 		res := mcptest.Call(t, cs, "hosts", map[string]any{"photo": photo, "doc": map[string]any{"download_url": tt.url, "file_id": "file_1"}})
 		if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, tt.want) {

@@ -283,7 +283,7 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 		case errors.Is(err, fetch.ErrTooLarge):
 			return &Error{Arg: arg, Rule: RuleMaxSize, Received: -1, Limit: limit}
 		case errors.Is(err, fetch.ErrNotAllowed):
-			why = "this server does not fetch from that download_url's host or scheme"
+			why = "this server does not fetch from that download_url's scheme, host or port"
 		case errors.Is(err, fetch.ErrPrivateAddress):
 			why = "this server does not fetch from that host: it resolves to an address the server keeps to itself"
 		case errors.Is(err, fetch.ErrRedirect):
