@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // Rule names the constraint of an x-mcp-file argument that a value broke.
@@ -95,18 +96,22 @@ type Error struct {
 	// "an empty string"), or what JSON value was received and what was
 	// wanted (RuleType), the transfer mode broken and what to send instead
 	// (RuleTransferMode, a whole predicate: "is a data: URI, but …"), why
-	// a file URI cannot be used (RuleFileURI), or what object was expected
-	// and what is wrong with it (RuleForm: "FileData object: …"). It is written by this module
-	// and holds no part of the value.
+	// a file URI cannot be used (RuleFileURI), what object was expected
+	// and what is wrong with it (RuleForm: "FileData object: …"), or what
+	// to do about bytes that are not of their media type when the sender
+	// did not declare it, a host did (RuleContent; "" for "send … or
+	// declare the real media type"). It is written by this module and
+	// holds no part of the value.
 	Reason string
 }
 
 const maxEcho = 64 // the longest token an error echoes
 
-// echo quotes s, cut to maxEcho bytes, for an error text.
+// echo quotes s, cut to maxEcho bytes at a character boundary, for an
+// error text.
 func echo(s string) string {
 	if len(s) > maxEcho {
-		s = s[:maxEcho] + "…"
+		s = text.Cut(s, maxEcho) + "…"
 	}
 	return strconv.Quote(s)
 }
@@ -151,7 +156,12 @@ func (e *Error) Error() string {
 		b.WriteString(echo(e.MediaType))
 		b.WriteString(" but the bytes are ")
 		b.WriteString(content.Describe(e.Detected))
-		b.WriteString("; send ")
+		b.WriteString("; ")
+		if e.Reason != "" { // the sender did not choose the media type
+			b.WriteString(e.Reason)
+			break
+		}
+		b.WriteString("send ")
 		if content.IsTextual(e.MediaType) {
 			b.WriteString("text")
 		} else {
@@ -176,7 +186,7 @@ func (e *Error) Error() string {
 		case e.Scheme != "":
 			s := e.Scheme
 			if len(s) > maxEcho {
-				s = s[:maxEcho] + "…"
+				s = text.Cut(s, maxEcho) + "…"
 			}
 			b.WriteString("scheme ")
 			b.WriteString(strconv.Quote(s + ":"))

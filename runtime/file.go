@@ -94,7 +94,10 @@ type extFile struct {
 	open func() (hook.Reader, error)
 }
 
+// The runtime sets what it owns in package hook, for the decoder
+// (mcpfileimpl) and the transfer layer, which import it.
 func init() {
+	hook.CheckFile = checkFile
 	hook.NewRef = func(uri string) any { return File{content: &fileContent{ref: &uri}} }
 	hook.IsRef = func(f any) bool { c := f.(File).content; return c != nil && (c.ref != nil || c.fetch != nil) }
 	hook.NewFetchRef = func(url, mediaType, name string) any {

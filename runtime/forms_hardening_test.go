@@ -133,3 +133,27 @@ func TestFetchErrorQuotesLocation(t *testing.T) {
 		t.Errorf("refusal %q quotes the redirect's query", got)
 	}
 }
+
+// TestFileDataMembersOnceInCalls: a tool call whose FileData object gives
+// a member twice or has a member it does not have is refused before the
+// handler runs, for a single file and for an item of an array of them.
+func TestFileDataMembersOnceInCalls(t *testing.T) {
+	png := mcptest.PNG(t, 2, 2, false)
+	enc := base64.StdEncoding.EncodeToString(png)
+	obj := `{"fileName":"a.png","mimeType":"image/png","base64":"` + enc + `"`
+	page := `{"fileName":"a.txt","mimeType":"text/plain","base64":"aGk="`
+	cs := mcptest.Connect(t, hostsServer(), nil, "")
+	for _, tt := range []struct{ raw, want string }{
+		{`{"photo":` + obj + `,"base64":"aGk="}}`,
+			`Argument 'photo' is not a valid FileData object: the member "base64" is given twice (give each member once).`},
+		{`{"photo":` + obj + `,"filename":"b.png"}}`,
+			`Argument 'photo' is not a valid FileData object: it has a member named "filename", which a FileData object does not have (its members are fileName, mimeType, base64, size and lastModified).`},
+		{`{"photo":` + obj + `},"pages":[` + page + `},` + page + `,"mimeType":"text/html"}]}`,
+			`Argument 'pages[1]' is not a valid FileData object: the member "mimeType" is given twice (give each member once).`},
+	} {
+		res := mcptest.Call(t, cs, "hosts", json.RawMessage(tt.raw))
+		if got := mcptest.Text(t, res); !res.IsError || got != tt.want {
+			t.Errorf("hosts(%.60s…) = %q (isError %v), want %q", tt.raw, got, res.IsError, tt.want)
+		}
+	}
+}

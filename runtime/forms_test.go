@@ -123,14 +123,22 @@ func TestOpenAIFetch(t *testing.T) {
 		url, want string
 	}{
 		{at("/big.txt"), "Argument 'doc' exceeds maxSize: received more than 4096 bytes, limit is 4096."},
-		{at("/png"), `Argument 'doc' fails the content check: declared "text/plain" but the bytes are`},
-		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
-		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme."},
+		// The host declared the type, so the model is not told to.
+		{at("/png"), `Argument 'doc' fails the content check: declared "text/plain" but the bytes are image/png; the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type.`},
+		{"https://169.254.169.254/latest/meta-data/", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port."},
+		{"http://files.test:" + port + "/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port."},
+		{"https://files.test/doc.txt", "Argument 'doc' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port."}, // port 443 is not listed
 	} {
 		res := mcptest.Call(t, cs, "hosts", map[string]any{"photo": photo, "doc": map[string]any{"download_url": tt.url, "file_id": "file_1"}})
 		if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.url, got, tt.want)
 		}
+	}
+	// The same when the file object declares the type (mime_type).
+	res = mcptest.Call(t, cs, "hosts", map[string]any{"photo": photo, "doc": map[string]any{"download_url": at("/doc.txt"), "file_id": "file_1", "mime_type": "application/pdf"}})
+	want := `Argument 'doc' fails the content check: declared "application/pdf" but the bytes are text; the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type.`
+	if got := mcptest.Text(t, res); !res.IsError || got != want {
+		t.Errorf("text declared as a PDF: %q, want %q", got, want)
 	}
 }
 
@@ -139,8 +147,9 @@ func TestOpenAIFetch(t *testing.T) {
 func fetchingHosts(t *testing.T, ts *httptest.Server) *mcp.ClientSession {
 	t.Helper()
 	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
 	f, err := fetch.New(fetch.Options{
-		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
+		AllowHosts: []string{"files.test:" + port}, AllowPrivate: []string{"files.test"},
 		Resolver:  staticResolver{"files.test": "127.0.0.1"},
 		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"},
 	})

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // maxNameLen bounds a sanitized name, in bytes: the common file-system limit.
@@ -135,9 +137,5 @@ func truncateName(s string) string {
 		ext = s[i:]
 	}
 	stem := s[:len(s)-len(ext)]
-	cut := maxNameLen - len(ext)
-	for cut > 0 && !utf8.RuneStart(stem[cut]) {
-		cut--
-	}
-	return trimName(stem[:cut]) + ext
+	return trimName(text.Cut(stem, maxNameLen-len(ext))) + ext
 }

@@ -269,7 +269,7 @@ func UseFetcher(s *mcp.Server, f *fetch.Fetcher) {
 func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d descriptor.File) error {
 	ref := f.content.fetch
 	what := "ChatGPT file object: "
-	ft, _ := hook.Fetcher(s).(*fetch.Fetcher)
+	ft := hook.Fetcher(s)
 	if ft == nil {
 		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "this server does not fetch files from URLs (download_url); send the file another way"}
 	}
@@ -283,7 +283,7 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 		case errors.Is(err, fetch.ErrTooLarge):
 			return &Error{Arg: arg, Rule: RuleMaxSize, Received: -1, Limit: limit}
 		case errors.Is(err, fetch.ErrNotAllowed):
-			why = "this server does not fetch from that download_url's host or scheme"
+			why = "this server does not fetch from that download_url's scheme, host or port"
 		case errors.Is(err, fetch.ErrPrivateAddress):
 			why = "this server does not fetch from that host: it resolves to an address the server keeps to itself"
 		case errors.Is(err, fetch.ErrRedirect):
@@ -314,9 +314,8 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 	if mt == "" {
 		mt = "application/octet-stream"
 	}
-	// The checks of any file, from the decoder's code: media type, size,
-	// content.
-	if err := hook.CheckFile(arg, d, mt, strings.ToLower(params["charset"]), int64(len(res.Body)), res.Body[:min(len(res.Body), content.SniffLen)]); err != nil {
+	// The checks of any file: media type, size, content.
+	if err := checkFile(arg, d, mt, strings.ToLower(params["charset"]), int64(len(res.Body)), res.Body[:min(len(res.Body), content.SniffLen)]); err != nil {
 		return err
 	}
 	data := res.Body
@@ -327,6 +326,35 @@ func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d des
 	f.MediaType, f.Params = mt, params
 	if f.Name == "" {
 		f.Name = SanitizeName(ref.name)
+	}
+	return nil
+}
+
+// hostDeclaredType is the remedy of a ChatGPT file whose bytes are not of
+// its media type: the host declared the type, not the model that called.
+const hostDeclaredType = "the host, not the model, declared the media type of this attached file: ask the user to attach a file that really is of that type"
+
+// checkFile checks a file that did not arrive as a data: URI (one fetched,
+// or uploaded and resolved by the transfer layer through hook.CheckFile),
+// sent for argument arg, against d: its media type mt (type/subtype,
+// lower-cased) against accept, its size, and, unless d.NoSniff, its first
+// bytes head against mt with charset; in that order, and with the errors a
+// data: URI's checks give.
+func checkFile(arg string, d descriptor.File, mt, charset string, size int64, head []byte) error {
+	if !d.Accepts(mt) {
+		return &Error{Arg: arg, Rule: RuleMediaType, MediaType: mt, Allowed: d.Allowed()}
+	}
+	if limit := d.Limit(DefaultMaxSize); size > limit {
+		return &Error{Arg: arg, Rule: RuleMaxSize, Received: size, Limit: limit}
+	}
+	if !d.NoSniff {
+		if detected, ok := content.Check(mt, charset, head); !ok {
+			e := &Error{Arg: arg, Rule: RuleContent, MediaType: mt, Detected: detected}
+			if d.Form == descriptor.OpenAI {
+				e.Reason = hostDeclaredType
+			}
+			return e
+		}
 	}
 	return nil
 }

@@ -336,7 +336,7 @@ func appendArraySkeleton(out []byte, name string, arr []byte, p *descriptor.Prop
 	var err *Error
 	jsonwalk.WalkArray(arr, func(elem []byte) bool {
 		if elem[0] != '"' {
-			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, descriptor.Single.Want())
+			err = typeError(name+"["+strconv.Itoa(k)+"]", elem, p.File.Want(descriptor.Single))
 			return false
 		}
 		k++

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +17,10 @@ import (
 
 var skelChecker = &argsChecker{files: map[string]*descriptor.Prop{
 	"image": {Kind: descriptor.Single}, "docs": {Kind: descriptor.Array}, "few": {Kind: descriptor.Array, MaxItems: 2}, "some": {Kind: descriptor.Array, MinItems: 1},
+	"upload":  {Kind: descriptor.Single, File: descriptor.File{TransferModes: []string{descriptor.Upload}}},
+	"uploads": {Kind: descriptor.Array, File: descriptor.File{TransferModes: []string{descriptor.Upload}}},
+	"either":  {Kind: descriptor.Single, File: descriptor.File{TransferModes: []string{descriptor.Inline, descriptor.Upload}}},
+	"inline":  {Kind: descriptor.Array, File: descriptor.File{TransferModes: []string{descriptor.Inline}}},
 }}
 
 // TestSkeletonMaxFiles checks that a file array over its maxFiles fails in
@@ -84,6 +89,13 @@ func TestSkeletonFileShapes(t *testing.T) {
 		{`{"image":{},"docs":{}}`, "Argument 'image' has the wrong JSON type: received an object, want a data: URI string."},
 		{`{"docs":[` + strings.Repeat(`"",`, DefaultMaxFiles) + `""]}`, fmt.Sprintf("Argument 'docs' exceeds maxFiles: received %d files, limit is %d.", DefaultMaxFiles+1, DefaultMaxFiles)},
 		{`{"some":[]}`, "Argument 'some' has fewer files than minFiles: received 0 files, minimum is 1."},
+		// What is wanted follows the transfer modes: an upload-only field
+		// takes an uploaded file's URI, not a data: URI.
+		{`{"upload":5}`, "Argument 'upload' has the wrong JSON type: received a number, want an mcp-file: URI string (from files/authorizeUpload)."},
+		{`{"uploads":"x"}`, "Argument 'uploads' has the wrong JSON type: received a string, want an array of mcp-file: URI strings (from files/authorizeUpload)."},
+		{`{"uploads":[1]}`, "Argument 'uploads[0]' has the wrong JSON type: received a number, want an mcp-file: URI string (from files/authorizeUpload)."},
+		{`{"either":{}}`, "Argument 'either' has the wrong JSON type: received an object, want a data: URI or mcp-file: URI string."},
+		{`{"inline":[true]}`, "Argument 'inline[0]' has the wrong JSON type: received a boolean, want a data: URI string."},
 	} {
 		got, _, err := skelChecker.skeleton([]byte(tt.in))
 		if err == nil || err.Error() != tt.want {
@@ -230,5 +242,19 @@ func TestWithDefaults(t *testing.T) {
 		if err != nil || string(got) != tt.want {
 			t.Errorf("withDefaults(%q, %v) = %q, %v, want %q", tt.args, tt.inst, got, err, tt.want)
 		}
+	}
+}
+
+// TestEchoCutsAtCharacter: a value an error quotes, cut to its bound, is
+// cut between characters, never inside one, so the quote shows text and
+// not the escaped half of a character.
+func TestEchoCutsAtCharacter(t *testing.T) {
+	s := strings.Repeat("a", maxEcho-1) + "€€"
+	if got, want := echo(s), strconv.Quote(strings.Repeat("a", maxEcho-1)+"…"); got != want {
+		t.Errorf("echo(%q) = %s, want %s", s, got, want)
+	}
+	e := &Error{Arg: "file", Rule: RuleScheme, Scheme: strings.Repeat("b", maxEcho-1) + "é"}
+	if got := e.Error(); strings.Contains(got, `\x`) || !strings.Contains(got, `"`+strings.Repeat("b", maxEcho-1)+`…:"`) {
+		t.Errorf("scheme error %q, want the scheme cut before the é", got)
 	}
 }

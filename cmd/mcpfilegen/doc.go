@@ -247,8 +247,9 @@
 // lastModified?}) or ChatGPT's fileParams ({download_url, file_id,
 // mime_type?, file_name?}; needs a fetcher on the server, runtime/fetch).
 // The property's schema is then that object, with the members the host
-// always sends required and others allowed (filedata's also has "format":
-// "file", which is what Odeus looks for), and its accept and maxSize move
+// always sends required (filedata's also has "format": "file", which is
+// what Odeus looks for, and no other member: additionalProperties false;
+// openai's may have others, which its host adds), and its accept and maxSize move
 // to the vendor keyword x-mcpfile-form, after "form": SEP-2356 allows
 // x-mcp-file on URI string properties only. The object's media type, size
 // and name are the host's word and are checked like a data: URI's: accept,

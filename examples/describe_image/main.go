@@ -39,7 +39,7 @@ func main() {
 // server from it.
 func flags(fs *flag.FlagSet) func() (*mcp.Server, error) {
 	var hosts hostList
-	fs.Var(&hosts, "fetch-host", "let describe_image_chatgpt fetch files from `host` (repeat, or separate with commas; *.example.com for its subdomains); without it nothing is fetched")
+	fs.Var(&hosts, "fetch-host", "let describe_image_chatgpt fetch files from `host` (repeat, or separate with commas; *.example.com for its subdomains; host:port for a port other than 443); without it nothing is fetched")
 	return func() (*mcp.Server, error) {
 		var opts describeimage.Options
 		if len(hosts) > 0 {

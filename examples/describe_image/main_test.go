@@ -110,9 +110,9 @@ func TestFetchHostFlag(t *testing.T) {
 	}{
 		{nil, "", "https://files.example.com/cat.png", "this server does not fetch files from URLs"},
 		{[]string{"-fetch-host", "files.example.com, *.cdn.example.com", "-fetch-host", "other.example.com"}, "files.example.com,*.cdn.example.com,other.example.com",
-			"https://evil.example.org/cat.png", "this server does not fetch from that download_url's host or scheme"},
+			"https://evil.example.org/cat.png", "this server does not fetch from that download_url's scheme, host or port"},
 		{[]string{"-fetch-host", "files.example.com"}, "files.example.com",
-			"http://files.example.com/cat.png", "this server does not fetch from that download_url's host or scheme"},
+			"http://files.example.com/cat.png", "this server does not fetch from that download_url's scheme, host or port"},
 	} {
 		fs := flag.NewFlagSet("describe_image", flag.ContinueOnError)
 		build := flags(fs)

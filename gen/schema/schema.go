@@ -132,8 +132,9 @@ func File(f *model.Field) *jsonschema.Schema {
 //   - openai, what ChatGPT sends for a field of _meta["openai/fileParams"]:
 //     {download_url, file_id, mime_type?, file_name?}
 //
-// The required members are those the host always sends. Other members are
-// allowed: hosts may add some.
+// The required members are those the host always sends. A FileData object
+// has no other member (the runtime refuses one, as it refuses a member
+// given twice); a ChatGPT file object may have others: its host adds some.
 func formObject(f *model.File) *jsonschema.Schema {
 	s := &jsonschema.Schema{
 		Type:       "object",
@@ -150,6 +151,7 @@ func formObject(f *model.File) *jsonschema.Schema {
 		s.Properties.Set("size", &jsonschema.Schema{Type: "integer", Minimum: "0"})
 		s.Properties.Set("lastModified", str())
 		s.Required = []string{"fileName", "mimeType", "base64"}
+		s.AdditionalProperties = jsonschema.FalseSchema
 	case tag.FormOpenAI:
 		s.Properties.Set("download_url", str())
 		s.Properties.Set("file_id", str())

@@ -231,7 +231,9 @@ func TestFormsValidate(t *testing.T) {
 		ok        bool
 	}{
 		{"FileDataInput", `{"report":` + fileData + `}`, true},
-		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain","base64":"","extra":1},"pages":[` + fileData + `,` + fileData + `]}`, true},
+		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain","base64":""},"pages":[` + fileData + `,` + fileData + `]}`, true},
+		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain","base64":"","extra":1}}`, false}, // a FileData object has no other member
+		{"OpenAIInput", `{"image":{"download_url":"https://x","file_id":"f","added":1},"note":""}`, true},     // a ChatGPT file object may
 		{"FileDataInput", `{"report":"data:text/plain;base64,aGk="}`, false},
 		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain"}}`, false},
 		{"FileDataInput", `{"report":{"fileName":"a","mimeType":"text/plain","base64":"","size":-1}}`, false},
@@ -300,9 +302,9 @@ func TestSchemaBytes(t *testing.T) {
 			false},
 		{"FileDataInput",
 			`{"properties":{` +
-				`"report":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"type":"object","required":["fileName","mimeType","base64"],"format":"file","description":"The report to read.","x-mcpfile-form":{"form":"filedata","accept":["application/pdf","text/plain"],"maxSize":10485760}},` +
-				`"pages":{"items":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"type":"object","required":["fileName","mimeType","base64"],"format":"file","x-mcpfile-form":{"form":"filedata","accept":["image/*"]}},"type":"array","maxItems":5,"minItems":2,"description":"Pages to read them from, two to five."},` +
-				`"any":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"type":"object","required":["fileName","mimeType","base64"],"format":"file","x-mcpfile-form":{"form":"filedata"}}},` +
+				`"report":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"additionalProperties":false,"type":"object","required":["fileName","mimeType","base64"],"format":"file","description":"The report to read.","x-mcpfile-form":{"form":"filedata","accept":["application/pdf","text/plain"],"maxSize":10485760}},` +
+				`"pages":{"items":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"additionalProperties":false,"type":"object","required":["fileName","mimeType","base64"],"format":"file","x-mcpfile-form":{"form":"filedata","accept":["image/*"]}},"type":"array","maxItems":5,"minItems":2,"description":"Pages to read them from, two to five."},` +
+				`"any":{"properties":{"fileName":{"type":"string"},"mimeType":{"type":"string"},"base64":{"type":"string"},"size":{"type":"integer","minimum":0},"lastModified":{"type":"string"}},"additionalProperties":false,"type":"object","required":["fileName","mimeType","base64"],"format":"file","x-mcpfile-form":{"form":"filedata"}}},` +
 				`"additionalProperties":false,"type":"object","required":["report"],"description":"FileDataInput takes its files as Odeus FileData objects."}`,
 			false},
 		{"OpenAIInput",

@@ -6,20 +6,16 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/segmentio/asm/base64"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // BadBase64 is the reason of an Error for a base64 payload that does not
 // decode.
 const BadBase64 = "the data is not valid base64"
-
-// stringBytes returns the bytes of s without copying. They are only read.
-func stringBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
 
 // Base64Size returns the decoded size of the base64 text p and whether it
 // is unpadded; ok is false for a length no base64 text can have. With
@@ -141,7 +137,7 @@ func Unpercent(dst, p []byte) *Error {
 // mediaType (one [Decode] would reject) is replaced by
 // application/octet-stream, so that the result always decodes.
 func Encode(mediaType string, data []byte) string {
-	if h, reason := parseHeader(stringBytes(mediaType)); reason != "" || h.Base64 || mediaType == "" || bytes.IndexByte(stringBytes(mediaType), ',') >= 0 {
+	if h, reason := parseHeader(text.Bytes(mediaType)); reason != "" || h.Base64 || mediaType == "" || bytes.IndexByte(text.Bytes(mediaType), ',') >= 0 {
 		mediaType = "application/octet-stream"
 	}
 	const pre, mid = "data:", ";base64,"
@@ -160,7 +156,7 @@ func Encode(mediaType string, data []byte) string {
 // any other value only its scheme and length ("https:[42 bytes]"), or only
 // its length. Use it where a server keeps a file argument as a string.
 func Redact(uri string) string {
-	b := stringBytes(uri)
+	b := text.Bytes(uri)
 	hdr, payload, err := Split(b)
 	if err != nil {
 		if err.NotData && err.Scheme != "" {
@@ -197,7 +193,7 @@ func Redact(uri string) string {
 // what the bytes are; the runtime's decoder adds the x-mcp-file checks and
 // a size limit before anything is allocated.
 func Decode(uri string) (Header, []byte, error) {
-	hdr, payload, err := Split(stringBytes(uri))
+	hdr, payload, err := Split(text.Bytes(uri))
 	if err != nil {
 		return Header{}, nil, err
 	}
@@ -291,15 +287,11 @@ func RedactError(err error) error {
 	if err == nil {
 		return nil
 	}
-	text := RedactText(err.Error())
-	if len(text) > MaxErrorText {
-		cut := MaxErrorText
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
+	msg := RedactText(err.Error())
+	if len(msg) > MaxErrorText {
+		msg = text.Cut(msg, MaxErrorText) + "…"
 	}
-	return &redactedError{text: text, err: err}
+	return &redactedError{text: msg, err: err}
 }
 
 type redactedError struct {

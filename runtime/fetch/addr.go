@@ -92,12 +92,17 @@ func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 	if err != nil {
 		return nil, fmt.Errorf("bad port %q", portText)
 	}
-	h, err := canonicalHost(host)
-	if err != nil || !f.allow.match(h) {
-		// Unreachable through Fetch, which checks every URL first.
-		return nil, fmt.Errorf("%w: host %q is not on the allow-list", ErrNotAllowed, strings.ToLower(host))
+	pt := strconv.FormatUint(port, 10)
+	bare := []string{"443"}
+	if f.allowHTTP {
+		bare = append(bare, "80")
 	}
-	privateOK := f.private.match(h)
+	h, err := canonicalHost(host)
+	if err != nil || !f.allow.match(h, pt, bare) {
+		// Unreachable through Fetch, which checks every URL first.
+		return nil, fmt.Errorf("%w: host %q is not on the allow-list at port %s", ErrNotAllowed, strings.ToLower(host), pt)
+	}
+	privateOK := f.private.match(h, pt, nil)
 
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(h); err == nil {

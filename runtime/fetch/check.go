@@ -2,64 +2,131 @@ package fetch
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// hostList is a parsed allow-list: exact host names and IP literals, and
-// the suffixes of "*.example.com" patterns (kept as ".example.com").
-type hostList struct {
-	exact    map[string]bool
-	suffixes []string
+// hostList is a parsed allow-list.
+type hostList []hostEntry
+
+// hostEntry is one pattern of an allow-list: an exact host name or IP
+// literal, or the suffix of a "*.example.com" pattern (kept as
+// ".example.com"), with the port it names, if any.
+type hostEntry struct {
+	host   string
+	suffix bool
+	port   string // decimal without leading zeros; "" when the pattern names none
 }
 
 // parseHostList parses the patterns of Options.AllowHosts or
 // Options.AllowPrivate; field names the option in errors.
 func parseHostList(field string, patterns []string) (hostList, error) {
-	l := hostList{exact: make(map[string]bool)}
+	var l hostList
 	for _, p := range patterns {
-		lp := strings.ToLower(p)
-		if rest, ok := strings.CutPrefix(lp, "*."); ok {
+		bad := func(why string) (hostList, error) {
+			return nil, fmt.Errorf("fetch.New: %s: bad pattern %q (%s)", field, p, why)
+		}
+		const want = "want a host name, an IP address or *.domain, each with an optional :port"
+		host, port, err := splitPattern(strings.ToLower(p))
+		if err != nil {
+			return bad(err.Error())
+		}
+		e := hostEntry{port: port}
+		if rest, ok := strings.CutPrefix(host, "*."); ok {
 			if !validDNSName(rest) {
-				return hostList{}, fmt.Errorf("fetch.New: %s: bad pattern %q (want a host name, an IP address or *.domain)", field, p)
+				return bad(want)
 			}
 			if !strings.Contains(rest, ".") {
-				return hostList{}, fmt.Errorf("fetch.New: %s: pattern %q is too broad (want *.domain with at least two labels)", field, p)
+				return nil, fmt.Errorf("fetch.New: %s: pattern %q is too broad (want *.domain with at least two labels)", field, p)
 			}
-			l.suffixes = append(l.suffixes, "."+rest)
-			continue
-		}
-		if a, err := netip.ParseAddr(lp); err == nil {
+			e.host, e.suffix = "."+rest, true
+		} else if a, err := netip.ParseAddr(host); err == nil {
 			if a.Zone() != "" {
-				return hostList{}, fmt.Errorf("fetch.New: %s: bad pattern %q (an IP address with a zone)", field, p)
+				return bad("an IP address with a zone")
 			}
-			l.exact[a.String()] = true
-			continue
+			e.host = a.String()
+		} else if validDNSName(host) {
+			e.host = host
+		} else {
+			return bad(want)
 		}
-		if !validDNSName(lp) {
-			return hostList{}, fmt.Errorf("fetch.New: %s: bad pattern %q (want a host name, an IP address or *.domain)", field, p)
-		}
-		l.exact[lp] = true
+		l = append(l, e)
 	}
 	return l, nil
 }
 
-// match reports whether the canonical host h (see canonicalHost) is on
-// the list.
-func (l hostList) match(h string) bool {
-	if l.exact[h] {
-		return true
+// splitPattern splits an allow-list pattern into its host and its port
+// (canonical, "" for none): "host", "host:port", "[v6]", "[v6]:port", or
+// an IPv6 address without brackets (no port).
+func splitPattern(p string) (host, port string, err error) {
+	switch {
+	case strings.HasPrefix(p, "[") && strings.HasSuffix(p, "]"):
+		return p[1 : len(p)-1], "", nil
+	case strings.HasPrefix(p, "[") || strings.Count(p, ":") == 1:
+		h, pt, err := net.SplitHostPort(p)
+		if err != nil {
+			return "", "", fmt.Errorf("want host:port or [IPv6]:port")
+		}
+		if pt, err = canonicalPort(pt); err != nil {
+			return "", "", err
+		}
+		return h, pt, nil
 	}
-	if _, err := netip.ParseAddr(h); err == nil {
-		return false // IP literals match exact entries only
+	return p, "", nil
+}
+
+// canonicalPort returns the port text pt as the decimal number it is,
+// without leading zeros; 1 to 65535.
+func canonicalPort(pt string) (string, error) {
+	n, err := strconv.ParseUint(pt, 10, 16)
+	if err != nil || n == 0 || pt[0] == '+' {
+		return "", fmt.Errorf("port %q is not a number from 1 to 65535", pt)
 	}
-	for _, s := range l.suffixes {
-		if strings.HasSuffix(h, s) {
+	return strconv.FormatUint(n, 10), nil
+}
+
+// defaultPort returns the port a URL of scheme reaches when it names none.
+func defaultPort(scheme string) string {
+	if scheme == "http" {
+		return "80"
+	}
+	return "443"
+}
+
+// match reports whether the canonical host h (see canonicalHost), reached
+// at port (canonical), is on the list. An entry with a port matches that
+// port only; one without matches the ports in bare, or every port when
+// bare is nil. A port of "" asks whether h is listed at any port.
+func (l hostList) match(h, port string, bare []string) bool {
+	_, ipErr := netip.ParseAddr(h)
+	for _, e := range l {
+		if !e.allowsPort(port, bare) {
+			continue
+		}
+		if e.suffix {
+			if ipErr != nil && strings.HasSuffix(h, e.host) { // IP literals match exact entries only
+				return true
+			}
+		} else if e.host == h {
 			return true
 		}
 	}
 	return false
+}
+
+// allowsPort reports whether e allows port, as match says.
+func (e hostEntry) allowsPort(port string, bare []string) bool {
+	switch {
+	case port == "":
+		return true
+	case e.port != "":
+		return e.port == port
+	}
+	return bare == nil || slices.Contains(bare, port)
 }
 
 // canonicalHost returns the host of a URL (u.Hostname(), no brackets or
@@ -141,10 +208,20 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotAllowed, err)
 	}
-	if !f.allow.match(h) {
-		return fmt.Errorf("%w: %s: host %q is not on the allow-list", ErrNotAllowed, redact(u), h)
+	def := defaultPort(u.Scheme)
+	port := def
+	if u.Port() != "" {
+		if port, err = canonicalPort(u.Port()); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrNotAllowed, redact(u), err)
+		}
 	}
-	return nil
+	switch {
+	case f.allow.match(h, port, []string{def}):
+		return nil
+	case f.allow.match(h, "", nil): // listed, at other ports
+		return fmt.Errorf("%w: %s: port %s of host %q is not on the allow-list (a host listed without a port allows port %s for %s only; list %q to allow this one)", ErrNotAllowed, redact(u), port, h, def, u.Scheme, net.JoinHostPort(h, port))
+	}
+	return fmt.Errorf("%w: %s: host %q is not on the allow-list", ErrNotAllowed, redact(u), h)
 }
 
 // redact shows u as scheme://host[:port], without path, query or

@@ -17,8 +17,9 @@
 // wrapping one of the package's Err values:
 //
 //  1. The URL, before any network activity ([ErrNotAllowed]): absolute;
-//     scheme https, or http with Options.AllowHTTP; no userinfo; a host on
-//     Options.AllowHosts, any port. Hosts are compared in lower case as
+//     scheme https, or http with Options.AllowHTTP; no userinfo; a host and
+//     port on Options.AllowHosts, where a host listed without a port allows
+//     the scheme's default port only. Hosts are compared in lower case as
 //     written, so an internationalized name must be written in punycode
 //     (non-ASCII hosts are refused) and "*.example.com" matches
 //     a.example.com and a.b.example.com but not example.com. An IP

@@ -20,7 +20,7 @@ func Example() {
 	defer ts.Close()
 
 	f, err := fetch.New(fetch.Options{
-		AllowHosts:   []string{"127.0.0.1"},
+		AllowHosts:   []string{ts.Listener.Addr().String()}, // 127.0.0.1:port; without a port, 80 for http only
 		AllowHTTP:    true,
 		AllowPrivate: []string{"127.0.0.1"},
 	})

@@ -57,13 +57,18 @@ type Options struct {
 	// exact host names (compared case-insensitively), IP addresses, or
 	// "*.example.com" patterns that match any name ending in
 	// ".example.com" (but not example.com itself). Names are ASCII: write
-	// an internationalized name in its punycode form. Required.
+	// an internationalized name in its punycode form. An entry may name a
+	// port, "files.example.com:8443" or "[2001:db8::1]:8443", and then
+	// allows that port only; an entry without one allows the scheme's
+	// default port only (443 for https, 80 for http). Required.
 	AllowHosts []string
 	// AllowHTTP lets URLs and redirects use http as well as https.
 	AllowHTTP bool
 	// AllowPrivate lists hosts, in the AllowHosts syntax, that may resolve
 	// to loopback, private, link-local and other blocked addresses, such
-	// as a test server on 127.0.0.1. It allows no host AllowHosts does not.
+	// as a test server on 127.0.0.1. An entry with a port applies to that
+	// port only; one without, to every port AllowHosts allows for the
+	// host. It allows no host or port AllowHosts does not.
 	AllowPrivate []string
 	// Timeout bounds a whole fetch: connecting, redirects, headers and
 	// body. Zero means DefaultTimeout.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,21 +43,31 @@ var resolver = fakeResolver{
 }
 
 // server starts a TLS test server running h and returns it with the
-// options that reach it as files.test: on the allow-list and on
-// AllowPrivate, since it listens on 127.0.0.1.
+// options that reach it as files.test: on the allow-list, at its port, and
+// on AllowPrivate, since it listens on 127.0.0.1.
 func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, fetch.Options) {
 	t.Helper()
 	ts := httptest.NewTLSServer(h)
 	t.Cleanup(ts.Close)
 	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	return ts, fetch.Options{
-		AllowHosts:   []string{"files.test", "inner.test", "meta.test", "v6.test", "mapped.test", "mixed.test"},
+		AllowHosts:   withPort(ts, "files.test", "inner.test", "meta.test", "v6.test", "mapped.test", "mixed.test"),
 		AllowPrivate: []string{"files.test"},
 		Resolver:     resolver,
 		// The test certificate names example.com; every test host is that
 		// server.
 		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"},
 	}
+}
+
+// withPort returns each of hosts with the port of ts.
+func withPort(ts *httptest.Server, hosts ...string) []string {
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+	var out []string
+	for _, h := range hosts {
+		out = append(out, net.JoinHostPort(h, port))
+	}
+	return out
 }
 
 // at returns the URL of ts under the host name host.
@@ -115,7 +126,7 @@ func TestFetch(t *testing.T) {
 // resolver is empty and no server runs.
 func TestURLRules(t *testing.T) {
 	f := newFetcher(t, fetch.Options{
-		AllowHosts: []string{"files.test", "*.cdn.test"},
+		AllowHosts: []string{"files.test", "*.cdn.test", "ports.test:8443", "*.p.test:9000", "10.0.0.1:8080", "[2001:db8::1]:8443", "2001:db8::2"},
 		Resolver:   fakeResolver{},
 	})
 	for _, u := range []string{
@@ -139,6 +150,21 @@ func TestURLRules(t *testing.T) {
 		"https://evil.test?@files.test/f",
 		"https://%66iles.test/f",
 		"::not a url",
+		// A host listed without a port allows the scheme's default port
+		// only; one listed with a port, that port only.
+		"https://files.test:8443/f",
+		"https://files.test:80/f",
+		"https://files.test:0/f",
+		"https://files.test:99999/f",
+		"https://a.cdn.test:8443/f",
+		"https://ports.test/f",
+		"https://ports.test:443/f",
+		"https://ports.test:8444/f",
+		"https://a.p.test/f",
+		"https://10.0.0.1/f",
+		"https://10.0.0.1:8081/f",
+		"https://[2001:db8::1]/f",
+		"https://[2001:db8::2]:8443/f",
 	} {
 		_, err := f.Fetch(context.Background(), u, 10)
 		if !errors.Is(err, fetch.ErrNotAllowed) {
@@ -149,7 +175,11 @@ func TestURLRules(t *testing.T) {
 			t.Errorf("Fetch(%q) = %q, leaks the secret", u, err)
 		}
 	}
-	for _, u := range []string{"https://files.test/f", "https://Files.Test:8443/f?x=1", "https://a.cdn.test/f", "https://a.b.CDN.test/f"} {
+	for _, u := range []string{
+		"https://files.test/f", "https://Files.Test:443/f?x=1", "https://a.cdn.test/f", "https://a.b.CDN.test/f",
+		"https://ports.test:8443/f", "https://ports.test:08443/f", "https://a.P.test:9000/f", "https://10.0.0.1:8080/",
+		"https://[2001:db8::1]:8443/", "https://[2001:db8::2]/",
+	} {
 		if err := f.Check(u); err != nil {
 			t.Errorf("Check(%q) = %v, want nil", u, err)
 		}
@@ -164,7 +194,14 @@ func TestNewErrors(t *testing.T) {
 		{AllowHosts: []string{"*.com"}},
 		{AllowHosts: []string{"files.*.test"}},
 		{AllowHosts: []string{"https://files.test"}},
-		{AllowHosts: []string{"files.test:443"}},
+		{AllowHosts: []string{"files.test:"}},
+		{AllowHosts: []string{"files.test:0"}},
+		{AllowHosts: []string{"files.test:65536"}},
+		{AllowHosts: []string{"files.test:https"}},
+		{AllowHosts: []string{"files.test:+443"}},
+		{AllowHosts: []string{"[::1"}},
+		{AllowHosts: []string{"[::1]:x"}},
+		{AllowHosts: []string{"*.cdn.test:"}},
 		{AllowHosts: []string{"fïles.test"}},
 		{AllowHosts: []string{""}},
 		{AllowHosts: []string{"files.test."}},
@@ -176,10 +213,31 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// TestPortNotListed: a host on the allow-list without a port is fetched
+// at the scheme's default port only: another port of it, here a server on
+// 127.0.0.1, is refused before anything is dialed, and allowed once that
+// port is listed.
+func TestPortNotListed(t *testing.T) {
+	ts, o := server(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+	o.AllowHosts, o.AllowPrivate = []string{"127.0.0.1"}, []string{"127.0.0.1"}
+	_, err := newFetcher(t, o).Fetch(context.Background(), at(ts, "https", "127.0.0.1", "/?sig=SECRET"), 10)
+	wantErr(t, err, fetch.ErrNotAllowed)
+	if want := `list "127.0.0.1:` + port + `" to allow this one`; !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %q, want it to say %s", err, want)
+	}
+
+	o.AllowHosts = []string{"127.0.0.1:" + port}
+	r, err := newFetcher(t, o).Fetch(context.Background(), at(ts, "https", "127.0.0.1", "/"), 10)
+	if err != nil || string(r.Body) != "ok" {
+		t.Errorf("Fetch with the port listed = %v, %v; want ok", r, err)
+	}
+}
+
 func TestHTTP(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "plain") }))
 	t.Cleanup(ts.Close)
-	o := fetch.Options{AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"}, Resolver: resolver}
+	o := fetch.Options{AllowHosts: withPort(ts, "files.test"), AllowPrivate: []string{"files.test"}, Resolver: resolver}
 	u := at(ts, "http", "files.test", "/")
 
 	_, err := newFetcher(t, o).Fetch(context.Background(), u, 10)
@@ -196,7 +254,7 @@ func TestHTTP(t *testing.T) {
 // refused at dial time, and allowed once on AllowPrivate.
 func TestPrivateAddress(t *testing.T) {
 	ts, o := server(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
-	o.AllowHosts = append(o.AllowHosts, "127.0.0.1")
+	o.AllowHosts = append(o.AllowHosts, withPort(ts, "127.0.0.1")...)
 	f := newFetcher(t, o)
 	for _, host := range []string{"inner.test", "meta.test", "v6.test", "mapped.test", "mixed.test", "127.0.0.1"} {
 		_, err := f.Fetch(context.Background(), at(ts, "https", host, "/?sig=SECRET"), 10)
@@ -269,6 +327,7 @@ func TestRedirectDowngrade(t *testing.T) {
 	ts, o := server(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, at(plain, "http", "files.test", "/"), http.StatusFound)
 	})
+	o.AllowHosts = append(o.AllowHosts, withPort(plain, "files.test")...)
 	_, err := newFetcher(t, o).Fetch(context.Background(), at(ts, "https", "files.test", "/"), 10)
 	wantErr(t, err, fetch.ErrRedirect)
 	wantErr(t, err, fetch.ErrNotAllowed)
@@ -346,6 +405,9 @@ func TestTimeout(t *testing.T) {
 	for _, path := range []string{"/headers", "/body"} {
 		_, err := f.Fetch(context.Background(), at(ts, "https", "files.test", path+"?sig=SECRET"), 100)
 		wantErr(t, err, fetch.ErrTimeout)
+		if text := err.Error(); !strings.HasSuffix(text, ": timed out after 50ms") || strings.Count(text, "after") != 1 {
+			t.Errorf("%s: err = %q, want it to end \": timed out after 50ms\", the time said once", path, text)
+		}
 	}
 
 	// A caller's own cancellation is not reported as the fetch's timeout.
@@ -417,6 +479,12 @@ func FuzzCheckURL(f *testing.F) {
 		allowed := h == "files.test" || h == "10.0.0.1" || strings.HasSuffix(h, ".cdn.test")
 		if u.Scheme != "https" || u.User != nil || !allowed {
 			t.Fatalf("Check(%q) = nil for scheme %q, user %v, host %q", raw, u.Scheme, u.User, h)
+		}
+		// Every entry is listed without a port: https's default only.
+		if p := u.Port(); p != "" {
+			if n, err := strconv.ParseUint(p, 10, 16); err != nil || n != 443 {
+				t.Fatalf("Check(%q) = nil for port %q", raw, p)
+			}
 		}
 		// What the Transport will dial: the same host.
 		if host, _, err := net.SplitHostPort(u.Host); err == nil && strings.ToLower(host) != h {

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // This file is the check of one file value: scheme, form, media type
@@ -39,10 +40,10 @@ import (
 // Every error is an [*runtime.Error]. See the package documentation for the accepted
 // forms of base64 and percent-encoded data.
 func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
-	if isFileURI(stringBytes(uri)) {
-		return fileRef(arg, stringBytes(uri), d)
+	if isFileURI(text.Bytes(uri)) {
+		return fileRef(arg, text.Bytes(uri), d)
 	}
-	f, err := decode(arg, stringBytes(uri), d, false)
+	f, err := decode(arg, text.Bytes(uri), d, false)
 	if err != nil {
 		return runtime.File{}, err
 	}
@@ -53,7 +54,7 @@ func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
 // decoded bytes, for servers whose file field is a plain string: the data is
 // decoded in small chunks and only a prefix is kept for the content check.
 func validateURI(arg, uri string, d descriptor.File) error {
-	if err := validate(arg, stringBytes(uri), d, false); err != nil {
+	if err := validate(arg, text.Bytes(uri), d, false); err != nil {
 		return err
 	}
 	return nil
@@ -73,7 +74,7 @@ func validateURI(arg, uri string, d descriptor.File) error {
 // A tok that is not a JSON string gives a runtime.RuleURIForm [*runtime.Error]; a malformed
 // string token gives the error encoding/json gives for it.
 func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
-	uri, escaped, err := jsonString(arg, tok)
+	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
@@ -105,7 +106,7 @@ func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error)
 // (its one allocation of the URI's size, made after the size check); on
 // error it returns "".
 func validateJSON(arg string, tok []byte, d descriptor.File) (string, error) {
-	uri, escaped, err := jsonString(arg, tok)
+	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return "", err
 	}
@@ -539,11 +540,6 @@ func transferError(arg string, d descriptor.File, why string) *runtime.Error {
 	return &runtime.Error{Arg: arg, Rule: runtime.RuleTransferMode, Reason: "is an uploaded file's URI (mcp-file:), but " + why}
 }
 
-// stringBytes returns the bytes of s without copying. They are only read.
-func stringBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
 // uriError is the error of argument arg for the datauri error e.
 func uriError(arg string, e *datauri.Error) *runtime.Error {
 	if e.NotData {
@@ -587,13 +583,14 @@ func checkContent(arg, mt, charset string, prefix []byte) *runtime.Error {
 	return nil
 }
 
-// jsonString returns the contents of the JSON string token tok, quotes
-// removed, still escaped when escaped is true. Without escapes they are
-// ASCII without control characters.
-func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
+// jsonString returns the contents of the JSON string token tok, the value
+// of the file argument arg that d describes, quotes removed, still escaped
+// when escaped is true. Without escapes they are ASCII without control
+// characters.
+func jsonString(arg string, tok []byte, d descriptor.File) (s []byte, escaped bool, err error) {
 	t := jsonwalk.TrimWS(tok)
 	if len(t) == 0 || t[0] != '"' {
-		return nil, false, typeError(arg, t, false)
+		return nil, false, typeError(arg, t, d, descriptor.Single)
 	}
 	if len(t) >= 2 && t[len(t)-1] == '"' && jsonwalk.Plain(t[1:len(t)-1]) {
 		return t[1 : len(t)-1], false, nil
@@ -602,27 +599,4 @@ func jsonString(arg string, tok []byte) (s []byte, escaped bool, err error) {
 		return nil, false, jsonwalk.DecodeError(tok, new(string))
 	}
 	return t[1 : len(t)-1], true, nil
-}
-
-func init() { hook.CheckFile = CheckStored }
-
-// CheckStored checks an uploaded file, sent for argument arg, against d:
-// its declared media type mediaType (type/subtype, lower-cased) with
-// charset, its size, and its first bytes head (up to content.SniffLen),
-// in the order and with the errors of a data: URI's checks. It is for
-// package transfer, which resolves file URIs; generated code does not
-// call it.
-func CheckStored(arg string, d descriptor.File, mediaType, charset string, size int64, head []byte) error {
-	if !d.Accepts(mediaType) {
-		return mediaTypeError(arg, mediaType, d)
-	}
-	if limit := d.Limit(runtime.DefaultMaxSize); size > limit {
-		return sizeError(arg, size, limit)
-	}
-	if !d.NoSniff {
-		if err := checkContent(arg, mediaType, charset, head); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -120,7 +120,7 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 	if b64 == nil || jsonwalk.IsNull(b64) {
 		return runtime.File{}, formErr(arg, fileDataWhat, `the member "base64" is missing`)
 	}
-	payload, escaped, jerr := jsonString(arg, b64)
+	payload, escaped, jerr := jsonString(arg, b64, d)
 	if jerr != nil {
 		return runtime.File{}, formErr(arg, fileDataWhat, `the member "base64" is `+jsonwalk.Kind(jsonwalk.TrimWS(b64))+", not a string")
 	}

@@ -62,3 +62,48 @@ func TestFileDataSizeText(t *testing.T) {
 		}
 	}
 }
+
+// TestFormMembersOnce: a FileData object with a member given twice (as
+// written, or once escaped) or with a member it does not have is refused,
+// naming the member and what the object has, never decoded with the last
+// value or the extra member ignored. A ChatGPT file object's member given
+// twice is refused too; members its host adds are not.
+func TestFormMembersOnce(t *testing.T) {
+	enc := base64.StdEncoding.EncodeToString(png8)
+	const members = "(its members are fileName, mimeType, base64, size and lastModified)."
+	tests := []struct {
+		name string
+		tok  string
+		want string
+	}{
+		{"base64 twice", string(fileData("a.png", "image/png", enc, `,"base64":"QUFBQQ=="`)),
+			`Argument 'photo' is not a valid FileData object: the member "base64" is given twice (give each member once).`},
+		{"mimeType twice, once escaped", string(fileData("a.png", "image/png", enc, `,"mime\u0054ype":"image/jpeg"`)),
+			`Argument 'photo' is not a valid FileData object: the member "mimeType" is given twice (give each member once).`},
+		{"size twice", string(fileData("a.png", "image/png", enc, `,"size":56,"size":56`)),
+			`Argument 'photo' is not a valid FileData object: the member "size" is given twice (give each member once).`},
+		{"null twice", `{"fileName":"a.png","mimeType":"image/png","base64":"` + enc + `","lastModified":null,"lastModified":null}`,
+			`Argument 'photo' is not a valid FileData object: the member "lastModified" is given twice (give each member once).`},
+		{"unknown member", string(fileData("a.png", "image/png", enc, `,"name":"b.png"`)),
+			`Argument 'photo' is not a valid FileData object: it has a member named "name", which a FileData object does not have ` + members},
+		{"unknown member, escaped", string(fileData("a.png", "image/png", enc, `,"\u0041":1`)),
+			`Argument 'photo' is not a valid FileData object: it has a member named "A", which a FileData object does not have ` + members},
+		{"unknown member, long", string(fileData("a.png", "image/png", enc, `,"`+strings.Repeat("k", 100)+`":1`)),
+			`Argument 'photo' is not a valid FileData object: it has a member with a name of 100 bytes, which a FileData object does not have ` + members},
+	}
+	for _, tt := range tests {
+		_, err := decodeForm("photo", []byte(tt.tok), images)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: %v\nwant %s", tt.name, err, tt.want)
+		}
+	}
+
+	doc := descriptor.File{Form: descriptor.OpenAI, Accept: []string{"application/pdf"}, MaxSize: 1 << 20}
+	_, err := decodeForm("doc", []byte(`{"download_url":"https://files.example.com/a","file_id":"file_1","download_url":"https://evil.example.com/b"}`), doc)
+	if want := `Argument 'doc' is not a valid ChatGPT file object: the member "download_url" is given twice (give each member once).`; err == nil || err.Error() != want {
+		t.Errorf("download_url twice: %v\nwant %s", err, want)
+	}
+	if _, err := decodeForm("doc", []byte(`{"download_url":"https://files.example.com/a","file_id":"file_1","added_later":true}`), doc); err != nil {
+		t.Errorf("ChatGPT file object with a member its host added: %v", err)
+	}
+}

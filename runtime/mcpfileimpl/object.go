@@ -312,7 +312,7 @@ func scanArray(arg string, tok []byte, lim *descriptor.Prop, item func(i int, to
 				return 0, jsonwalk.DecodeError(tok, new([]json.RawMessage))
 			}
 		}
-		return 0, typeError(arg, t, true)
+		return 0, typeError(arg, t, lim.File, descriptor.Array)
 	}
 	n, ok := jsonwalk.WalkArray(t, nil)
 	if !ok {
@@ -343,13 +343,10 @@ func checkCount(arg string, p *descriptor.Prop, n int) *runtime.Error {
 }
 
 // typeError is the RuleType error for a file argument whose JSON value t
-// is not what its schema wants: one data: URI string, or an array of them.
-func typeError(arg string, t []byte, array bool) *runtime.Error {
-	k := descriptor.Single
-	if array {
-		k = descriptor.Array
-	}
-	return &runtime.Error{Arg: arg, Rule: runtime.RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want " + k.Want()}
+// is not what its schema wants, a URI string of kind k that d describes:
+// one string, or an array of them.
+func typeError(arg string, t []byte, d descriptor.File, k descriptor.Kind) *runtime.Error {
+	return &runtime.Error{Arg: arg, Rule: runtime.RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want " + d.Want(k)}
 }
 
 // count returns the number of items of the well-formed JSON array arr.

@@ -47,3 +47,35 @@ func TestTransferErrorTexts(t *testing.T) {
 		t.Errorf("long escaped file URI into a File field that takes uploads: %v", err)
 	}
 }
+
+// TestTypeErrorTexts: a file field given a JSON value that is not a
+// string is told what it takes, as its transfer modes say: an upload-only
+// field takes an mcp-file: URI, not a data: URI. The generated decoder and
+// the check of a plain string field say the same.
+func TestTypeErrorTexts(t *testing.T) {
+	tests := []struct {
+		modes []string
+		want  string
+	}{
+		{nil, `Argument 'document' has the wrong JSON type: received a number, want a data: URI string.`},
+		{[]string{"inline"}, `Argument 'document' has the wrong JSON type: received a number, want a data: URI string.`},
+		{[]string{"upload"}, `Argument 'document' has the wrong JSON type: received a number, want an mcp-file: URI string (from files/authorizeUpload).`},
+		{[]string{"inline", "upload"}, `Argument 'document' has the wrong JSON type: received a number, want a data: URI or mcp-file: URI string.`},
+	}
+	for _, tt := range tests {
+		d := descriptor.File{TransferModes: tt.modes}
+		_, err := decodeJSON("document", []byte(`5`), d)
+		if e, ok := err.(*runtime.Error); !ok || e.Error() != tt.want {
+			t.Errorf("decodeJSON, transferModes %v: %v\nwant %s", tt.modes, err, tt.want)
+		}
+		_, err = validateJSON("document", []byte(`5`), d)
+		if e, ok := err.(*runtime.Error); !ok || e.Error() != tt.want {
+			t.Errorf("validateJSON, transferModes %v: %v\nwant %s", tt.modes, err, tt.want)
+		}
+	}
+	_, err := scanArray("documents", []byte(`{}`), &descriptor.Prop{Kind: descriptor.Array, File: descriptor.File{TransferModes: []string{"upload"}}}, nil)
+	want := `Argument 'documents' has the wrong JSON type: received an object, want an array of mcp-file: URI strings (from files/authorizeUpload).`
+	if e, ok := err.(*runtime.Error); !ok || e.Error() != want {
+		t.Errorf("scanArray, transferModes [upload]: %v\nwant %s", err, want)
+	}
+}

@@ -302,8 +302,9 @@ func TestFileURIRefusals(t *testing.T) {
 	parts[len(parts)-2] = itoa(exp + 1)
 	wantToolError(t, cs, strings.Join(parts, "."), "Argument 'image' is not a usable file URI: this server did not issue it to this caller, or it was altered.")
 	wantToolError(t, cs, strings.Replace(good, "file_", "file_X", 1), "Argument 'image' is not a usable file URI: this server did not issue it to this caller, or it was altered.")
-	for _, bad := range []string{"mcp-file://127.0.0.1/../../etc/passwd", "mcp-file://127.0.0.1/%2e%2e%2fx.k.1.m", "mcp-file:///etc/passwd", "mcp-file://127.0.0.1/a\x00b.k.1.m"} {
-		wantToolError(t, cs, bad, "Argument 'image' is not a usable file URI: it is malformed")
+	// Garbage is told what to send, not what the parser found wrong.
+	for _, bad := range []string{"mcp-file://127.0.0.1/../../etc/passwd", "mcp-file://127.0.0.1/%2e%2e%2fx.k.1.m", "mcp-file:///etc/passwd", "mcp-file://127.0.0.1/a\x00b.k.1.m", "mcp-file://127.0.0.1/file_X.k1.1.garbage", "mcp-file:garbage"} {
+		wantToolError(t, cs, bad, "Argument 'image' is not a usable file URI: it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again.")
 	}
 	other, _ := keys.FileURI(token.FileRef{Host: "elsewhere.example", FileID: "file_X", Expires: time.Now().Add(time.Hour)})
 	wantToolError(t, cs, other, "Argument 'image' is not a usable file URI: it was issued by another server")

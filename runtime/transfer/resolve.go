@@ -13,7 +13,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
-	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -45,10 +44,8 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	}
 	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
 	switch {
-	case errors.Is(err, token.ErrMalformed):
-		var te *token.Error
-		errors.As(err, &te)
-		return fail("it is malformed (" + te.Reason + "); send the uri that files/authorizeUpload returned, unchanged")
+	case errors.Is(err, token.ErrMalformed): // what is wrong with it is the server's business
+		return fail("it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again")
 	case errors.Is(err, token.ErrExpired):
 		return fail("it has expired; upload the file again (files/authorizeUpload)")
 	case err != nil: // unknown key, bad signature: altered, another server's, or another caller's
@@ -78,7 +75,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	// of a file the argument refuses anyway.
 	nosniff := d
 	nosniff.NoSniff = true
-	if err := mcpfileimpl.CheckStored(arg, nosniff, mt, charset, m.Size, nil); err != nil {
+	if err := hook.CheckFile(arg, nosniff, mt, charset, m.Size, nil); err != nil {
 		return hook.Resolved{}, err
 	}
 	if !d.NoSniff && m.Size > 0 {
@@ -94,7 +91,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		case err != nil:
 			return internal("store read", err)
 		}
-		if err := mcpfileimpl.CheckStored(arg, d, mt, charset, m.Size, head); err != nil {
+		if err := hook.CheckFile(arg, d, mt, charset, m.Size, head); err != nil {
 			return hook.Resolved{}, err
 		}
 	}

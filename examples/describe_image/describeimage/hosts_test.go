@@ -37,7 +37,7 @@ func filesServer(t *testing.T, files map[string][2]string) (*fetch.Fetcher, func
 	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
 	f, err := fetch.New(fetch.Options{
-		AllowHosts: []string{"files.test"}, AllowPrivate: []string{"files.test"},
+		AllowHosts: []string{"files.test:" + port}, AllowPrivate: []string{"files.test"},
 		Resolver:  staticResolver{"files.test": "127.0.0.1"},
 		TLSConfig: &tls.Config{RootCAs: roots, ServerName: "example.com"}, // httptest's certificate
 	})
@@ -167,7 +167,7 @@ func TestThreeShapes(t *testing.T) {
 		{"describe_image_filedata", fileData("cat.png", "image/png", jpg), `Argument 'image' fails the content check: declared "image/png" but the bytes are image/jpeg`},
 		{"describe_image_chatgpt", map[string]any{"download_url": at("/lying.png"), "file_id": "file_3"}, `Argument 'image' fails the content check: declared "image/png" but the bytes are image/jpeg`},
 		{"describe_image_chatgpt", map[string]any{"download_url": at("/not-an-image"), "file_id": "file_4"}, `Argument 'image' has a media type that accept does not allow: received "text/plain"`},
-		{"describe_image_chatgpt", map[string]any{"download_url": "https://169.254.169.254/latest/meta-data/", "file_id": "file_5"}, "Argument 'image' is not a valid ChatGPT file object: this server does not fetch from that download_url's host or scheme"},
+		{"describe_image_chatgpt", map[string]any{"download_url": "https://169.254.169.254/latest/meta-data/", "file_id": "file_5"}, "Argument 'image' is not a valid ChatGPT file object: this server does not fetch from that download_url's scheme, host or port"},
 	} {
 		res := mcptest.Call(t, cs, tt.tool, map[string]any{"image": tt.image})
 		if got := mcptest.Text(t, res); !res.IsError || !strings.HasPrefix(got, tt.want) {

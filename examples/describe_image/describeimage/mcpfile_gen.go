@@ -174,6 +174,7 @@ const mcpfileSchemaFileDataArgs = `{
           "type": "string"
         }
       },
+      "additionalProperties": false,
       "type": "object",
       "required": [
         "fileName",

@@ -175,12 +175,23 @@ const (
 	Array                  // the property's items carry x-mcp-file
 )
 
-// Want names the JSON value a property of kind k takes, for error texts.
-func (k Kind) Want() string {
-	if k == Array {
-		return "an array of data: URI strings"
+// Want names the JSON value a property of kind k whose files f describes
+// takes, when it is a URI string (no Form), for error texts: data: URIs,
+// uploaded files' URIs (mcp-file:), or either, as f's transfer modes say.
+// A property that lists no transfer modes is named by what every server
+// takes, data: URIs.
+func (f File) Want(k Kind) string {
+	a, uri, from := "a ", "data: URI", ""
+	switch {
+	case !f.AllowsInline():
+		a, uri, from = "an ", "mcp-file: URI", " (from files/authorizeUpload)"
+	case len(f.TransferModes) > 0 && f.AllowsUpload():
+		uri = "data: URI or mcp-file: URI"
 	}
-	return "a data: URI string"
+	if k == Array {
+		return "an array of " + uri + " strings" + from
+	}
+	return a + uri + " string" + from
 }
 
 // FormMembers are the members of each form's object and the JSON type
@@ -210,7 +221,7 @@ func (p *Prop) Want() string {
 	case OpenAI:
 		noun, shape = "file object", " {download_url, file_id}"
 	default:
-		return p.Kind.Want()
+		return p.File.Want(p.Kind)
 	}
 	if p.Kind == Array {
 		return "an array of " + noun + "s" + shape

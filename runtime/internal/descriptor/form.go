@@ -2,7 +2,9 @@ package descriptor
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
@@ -37,16 +39,39 @@ func Members(t []byte, names ...string) (vals [][]byte, ok bool) {
 }
 
 // CheckFormObject checks the members of obj, a JSON object sent for a file
-// of form form, against FormMembers: the required ones are there, and
-// each has its JSON type. It returns "" or what is wrong, for a RuleForm
-// error after "<what>: ", naming the member and never quoting its value.
+// of form form, against FormMembers: each member is given once, the
+// required ones are there, and each has its JSON type; a FileData object
+// has no other member (a ChatGPT file object may: its host adds members
+// as it pleases, and they are ignored). Keys are compared unescaped, as
+// Members compares them, so "b\u0061se64" and "base64" are one member
+// given twice. It returns "" or what is wrong, for a RuleForm error after
+// "<what>: ", naming the member and never quoting its value.
 func CheckFormObject(form string, obj []byte) string {
 	spec := FormMembers[form]
-	names := make([]string, len(spec))
-	for i, m := range spec {
-		names[i] = m[0]
+	vals := make([][]byte, len(spec))
+	var why string
+	ok := jsonwalk.WalkObject(obj, 0, func(key, val jsonwalk.Span) bool {
+		k := obj[key.Start+1 : key.End-1]
+		if len(k) <= 6*maxQuotedKey && !jsonwalk.Plain(k) { // \uXXXX for each byte at most
+			k = jsonwalk.Unquote(k)
+		}
+		i := slices.IndexFunc(spec, func(m [2]string) bool { return m[0] == string(k) })
+		switch {
+		case i < 0 && form == FileData:
+			why = unknownMember(form, k)
+		case i < 0:
+			return true
+		case vals[i] != nil:
+			why = "the member " + strconv.Quote(spec[i][0]) + " is given twice (give each member once)"
+		default:
+			vals[i] = obj[val.Start:val.End]
+			return true
+		}
+		return false
+	})
+	if why != "" {
+		return why
 	}
-	vals, ok := Members(obj, names...)
 	if !ok {
 		return "it is not well-formed JSON"
 	}
@@ -70,6 +95,25 @@ func CheckFormObject(form string, obj []byte) string {
 		}
 	}
 	return ""
+}
+
+// maxQuotedKey is the longest key an error quotes; a longer one is
+// measured.
+const maxQuotedKey = 64
+
+// unknownMember is CheckFormObject's reason for the member key, not one of
+// form's, with the members the form has.
+func unknownMember(form string, key []byte) string {
+	spec := FormMembers[form]
+	names := make([]string, len(spec))
+	for i, m := range spec {
+		names[i] = m[0]
+	}
+	what := "a member named " + strconv.Quote(string(key))
+	if len(key) > maxQuotedKey {
+		what = "a member with a name of " + strconv.Itoa(len(key)) + " bytes"
+	}
+	return "it has " + what + ", which a " + FormWhat[form] + " does not have (its members are " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + ")"
 }
 
 // Size reads a JSON number that is a whole number of bytes, 0 or more, as

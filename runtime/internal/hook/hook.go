@@ -4,6 +4,12 @@
 // resolves that reference, before the handler runs, through the [Resolver]
 // that package transfer puts in the request's context. Package transfer
 // depends on runtime, never the reverse; this package depends on neither.
+//
+// Each thing here is set by the package that owns it and only read by the
+// others. Package runtime, which owns File and Error, sets the functions
+// that make and check them ([NewRef], [IsRef], [NewFetchRef], [CheckFile])
+// when it is initialised; the packages that call them (mcpfileimpl, where
+// the decoder is, and transfer) import runtime, so it always has.
 package hook
 
 import (
@@ -16,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/runtime/fetch"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 )
 
@@ -137,7 +144,7 @@ type serverInfo struct {
 	mu      sync.Mutex
 	serves  bool
 	schemas []*descriptor.Schema
-	fetcher any // for ChatGPT file objects, set by runtime.UseFetcher
+	fetcher *fetch.Fetcher // for ChatGPT file objects, set by runtime.UseFetcher
 }
 
 // servers holds the record of each server, by a weak pointer, so that a
@@ -207,17 +214,18 @@ var IsRef func(f any) bool
 // fetch before the handler runs. Package runtime sets it.
 var NewFetchRef func(url, mediaType, name string) any
 
-// SetFetcher records the fetcher of s (a *fetch.Fetcher, for package
-// runtime); Fetcher returns it, nil when s has none.
-func SetFetcher(s *mcp.Server, f any) {
+// SetFetcher records f as the fetcher of s, for package runtime:
+// runtime.UseFetcher calls it.
+func SetFetcher(s *mcp.Server, f *fetch.Fetcher) {
 	i := info(s)
 	i.mu.Lock()
 	i.fetcher = f
 	i.mu.Unlock()
 }
 
-// Fetcher returns what SetFetcher recorded for s.
-func Fetcher(s *mcp.Server) any {
+// Fetcher returns the fetcher SetFetcher recorded for s, nil when s (or
+// a nil s, an elicitation's) has none.
+func Fetcher(s *mcp.Server) *fetch.Fetcher {
 	if s == nil {
 		return nil
 	}
@@ -228,9 +236,9 @@ func Fetcher(s *mcp.Server) any {
 }
 
 // CheckFile checks a file that did not arrive as a data: URI (one fetched
-// or uploaded) against d, with the decoder's checks and errors: its media
-// type mt (with charset) against accept, its size, and its first bytes
-// head against mt. Package mcpfileimpl, where the decoder is, sets it (as
-// mcpfileimpl.CheckStored); generated code, the only source of such files,
-// links it in.
+// or uploaded), sent for argument arg, against d, with the rules and
+// errors of a data: URI's checks: its media type mt (type/subtype,
+// lower-cased) against accept, its size, and, unless d.NoSniff, its first
+// bytes head (up to content.SniffLen) against mt with charset. Package
+// runtime sets it; package transfer calls it for the files it resolves.
 var CheckFile func(arg string, d descriptor.File, mt, charset string, size int64, head []byte) error

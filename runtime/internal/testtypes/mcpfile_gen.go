@@ -309,6 +309,7 @@ const mcpfileSchemaHostArgs = `{
           "type": "string"
         }
       },
+      "additionalProperties": false,
       "type": "object",
       "required": [
         "fileName",
@@ -374,6 +375,7 @@ const mcpfileSchemaHostArgs = `{
             "type": "string"
           }
         },
+        "additionalProperties": false,
         "type": "object",
         "required": [
           "fileName",
