@@ -73,17 +73,13 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	}
 
 	// The owner's quota.
-	if c.usage != nil {
-		used, err := c.usage.Usage(ctx, owner, c.Now())
-		if err != nil {
-			c.ErrorLog.Printf("transfer: authorizeUpload: store usage: %v", err)
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: the store failed"}
-		}
-		if used > c.Quota-size {
-			total := used + size
-			return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, c.Quota),
-				ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &c.Quota, ActualSize: &total})
-		}
+	switch used, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
+	case err != nil:
+		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)
+	case !ok:
+		total, limit := used+size, c.quota.limit
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, limit),
+			ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &limit, ActualSize: &total})
 	}
 
 	// The file URI, and the token that lets its bytes be uploaded once.
@@ -92,7 +88,7 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	id := token.NewFileID()
 	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: authExpires.Add(c.FileTTL)})
 	if err != nil {
-		return nil, c.internal("file URI", err)
+		return nil, c.internal(ctx, MethodAuthorizeUpload, "file URI", err)
 	}
 	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: owner, Size: size, SHA256: sum,
 		MediaType: formatMediaType(mt, params), Name: name, Expires: authExpires}
@@ -104,13 +100,13 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 		copy(meta.SHA256[:], sum)
 		sr, err := ps.PresignUpload(ctx, id, meta, authExpires)
 		if err != nil {
-			return nil, c.internal("presign", err)
+			return nil, c.internal(ctx, MethodAuthorizeUpload, "presign", err)
 		}
 		res.Upload = FileTransferDescriptor{Transport: TransportHTTPS, Method: sr.Method, URL: sr.URL, Headers: sr.Headers, ExpiresAt: authExpires.UTC()}
 	} else {
 		tok, err := c.Keys.Sign(claims)
 		if err != nil {
-			return nil, c.internal("token", err)
+			return nil, c.internal(ctx, MethodAuthorizeUpload, "token", err)
 		}
 		res.Upload = FileTransferDescriptor{
 			Transport: TransportHTTPS, Method: TransferPOST, URL: c.uploadURL,
@@ -160,10 +156,11 @@ func formatMediaType(mt string, params map[string]string) string {
 	return mt
 }
 
-// internal is the JSON-RPC error of a failure of the server's own, logged.
-func (c *config) internal(step string, err error) error {
-	c.ErrorLog.Printf("transfer: authorizeUpload: %s: %v", step, err)
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: internal error"}
+// internal is the JSON-RPC error of a failure of the server's own in
+// method, logged (see logInternal).
+func (c *config) internal(ctx context.Context, method, step string, err error) error {
+	logInternal(c.ErrorLog, ctx, method, step, err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
 }
 
 // checkUploadable checks that some upload-capable file field of schemas

@@ -19,14 +19,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
-// DownloadPath is the path segment of the download endpoint under
-// [Options.PublicURL]: downloads are GETs of PublicURL + "download/<token>".
-const DownloadPath = "download"
-
-// DefaultDownloadTTL is how long a download descriptor from
-// files/authorizeDownload may be used.
-const DefaultDownloadTTL = 15 * time.Minute
-
 // authorizeDownload serves files/authorizeDownload: the metadata of the
 // file a URI names, and a signed, expiring GET of its bytes.
 func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
@@ -38,9 +30,9 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
 	}
-	ref, m, rerr := c.lookup(ctx, p.URI, owner)
-	if rerr != nil {
-		return nil, rerr.rpc("files/authorizeDownload")
+	ref, m, le := c.lookup(ctx, p.URI, owner)
+	if le != nil {
+		return nil, c.lookupRPC(ctx, le)
 	}
 	now := c.Now()
 	expires := now.Add(c.DownloadTTL)
@@ -49,11 +41,7 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 	}
 	expires = expires.Truncate(time.Second) // as the token keeps it, and as expiresAt says
 	if expires.Sub(now) < time.Second {
-		return nil, (&lookupError{reason: ReasonExpired, message: "has expired"}).rpc("files/authorizeDownload")
-	}
-	internal := func(step string, err error) error {
-		c.ErrorLog.Printf("transfer: authorizeDownload: %s: %v", step, err)
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: internal error"}
+		return nil, c.lookupRPC(ctx, &lookupError{problem: uriExpired})
 	}
 	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
 	if ps, ok := c.Store.(store.DownloadPresigner); ok {
@@ -62,7 +50,7 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 		// headers, nosniff and the sandboxing CSP).
 		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
 		if err != nil {
-			return nil, internal("presign", err)
+			return nil, c.internal(ctx, MethodAuthorizeDownload, "presign", err)
 		}
 		d.Method, d.URL = sr.Method, sr.URL
 		if len(sr.Headers) > 0 {
@@ -72,11 +60,30 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
 			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
 		if err != nil {
-			return nil, internal("token", err)
+			return nil, c.internal(ctx, MethodAuthorizeDownload, "token", err)
 		}
 		d.URL = c.downloadURL + tok
 	}
 	return &AuthorizeDownloadResult{File: fileValue(p.URI, m), Download: d}, nil
+}
+
+// downloadWording is what files/authorizeDownload says of a uri that
+// names no file the caller may have.
+var downloadWording = uriWording{
+	uriMalformed:  "files/authorizeDownload: the uri is malformed (%s)",
+	uriExpired:    "files/authorizeDownload: the uri has expired",
+	uriForged:     "files/authorizeDownload: the uri was not issued to this caller by this server, or was altered",
+	uriForeign:    "files/authorizeDownload: the uri was issued by another server",
+	uriMissing:    "files/authorizeDownload: the uri names no file: it was never uploaded, was deleted, or has expired",
+	uriOtherOwner: "files/authorizeDownload: the uri was not issued to this caller",
+}
+
+// lookupRPC is the JSON-RPC error of files/authorizeDownload for le.
+func (c *config) lookupRPC(ctx context.Context, le *lookupError) error {
+	if le.problem == uriStoreFailed {
+		return c.internal(ctx, MethodAuthorizeDownload, "store stat", le.err)
+	}
+	return InvalidFileError(le.text(&downloadWording), ErrorData{Reason: le.reason()})
 }
 
 // fileValue is the FileValue of the stored file m under uri.
@@ -84,49 +91,6 @@ func fileValue(uri string, m store.Meta) FileValue {
 	size := m.Size
 	d := SHA256Digest(m.SHA256)
 	return FileValue{URI: uri, Name: m.Name, MimeType: m.MediaType, Size: &size, Digest: &d}
-}
-
-// A lookupError is why a file URI names no file the caller may have.
-type lookupError struct {
-	reason  string // ReasonMalformed, ReasonExpired, ReasonUnauthorized, ReasonNotFound
-	message string // for the caller: what is wrong, nothing of the URI
-	err     error  // a failure of the server's own, when not nil
-}
-
-func (e *lookupError) rpc(method string) error {
-	if e.err != nil {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
-	}
-	return InvalidFileError(method+": the uri "+e.message, ErrorData{Reason: e.reason})
-}
-
-// lookup checks uri for owner and returns what it names and the stored
-// file's metadata.
-func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, store.Meta, *lookupError) {
-	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
-	switch {
-	case errors.Is(err, token.ErrMalformed):
-		var te *token.Error
-		errors.As(err, &te)
-		return ref, store.Meta{}, &lookupError{reason: ReasonMalformed, message: "is malformed (" + te.Reason + ")"}
-	case errors.Is(err, token.ErrExpired):
-		return ref, store.Meta{}, &lookupError{reason: ReasonExpired, message: "has expired"}
-	case err != nil:
-		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was not issued to this caller by this server, or was altered"}
-	case ref.Host != c.Host:
-		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was issued by another server"}
-	}
-	m, err := c.Store.Stat(ctx, ref.FileID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return ref, store.Meta{}, &lookupError{reason: ReasonNotFound, message: "names no file: it was never uploaded, was deleted, or has expired"}
-	case err != nil:
-		c.ErrorLog.Printf("transfer: store stat: %v", err)
-		return ref, store.Meta{}, &lookupError{err: err}
-	case m.Owner != ref.Owner:
-		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was not issued to this caller"}
-	}
-	return ref, m, nil
 }
 
 // serveDownload is the download endpoint: a GET (or HEAD) of
@@ -170,7 +134,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 		gone()
 		return
 	case err != nil:
-		c.ErrorLog.Printf("transfer: download: store stat: %v", err)
+		logInternal(c.ErrorLog, r.Context(), "download", "store stat", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
 		return
 	case m.Owner != cl.Owner || m.Size != cl.Size || string(m.SHA256[:]) != string(cl.SHA256):
@@ -183,7 +147,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 			gone()
 			return
 		}
-		c.ErrorLog.Printf("transfer: download: store open: %v", err)
+		logInternal(c.ErrorLog, r.Context(), "download", "store open", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
 		return
 	}

@@ -262,6 +262,34 @@ func TestQuota(t *testing.T) {
 	}
 }
 
+// TestOneQuota: Options.Upload.Quota cannot set the upload endpoint
+// another quota than files/authorizeUpload's and the pages': Register
+// refuses one that differs from Options.Quota, and takes one that is the
+// same.
+func TestOneQuota(t *testing.T) {
+	for _, tc := range []struct {
+		quota, upload int64
+		ok            bool
+	}{
+		{0, 0, true},
+		{10000, 0, true},
+		{10000, 10000, true},
+		{0, transfer.DefaultQuota, true},
+		{10000, 5000, false},
+		{0, 5000, false},
+		{-1, 5000, false},
+	} {
+		s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+		_, err := transfer.Register(s, transfer.Options{
+			Keys: testKeys(t), PublicURL: "https://example.com/files/", Store: memstore.New(nil),
+			Quota: tc.quota, Upload: transfer.UploadOptions{Quota: tc.upload},
+		})
+		if ok := err == nil; ok != tc.ok || (err != nil && !strings.Contains(err.Error(), "Options.Upload.Quota")) {
+			t.Errorf("Register with Quota %d, Upload.Quota %d: %v, want ok %v", tc.quota, tc.upload, err, tc.ok)
+		}
+	}
+}
+
 // TestElicitUploadOnlyNeedsRegister: a form whose file takes uploads only
 // cannot be elicited on a server that does not serve uploads.
 func TestElicitUploadOnlyNeedsRegister(t *testing.T) {

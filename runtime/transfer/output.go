@@ -132,10 +132,6 @@ func (o *Output) body() (io.Reader, int64, func(), error) {
 	return f, fi.Size(), func() { f.Close() }, nil
 }
 
-// DefaultMaxEmbeddedOutput is the largest file a tool result embeds, with
-// its bytes, for a client without the files.download capability: 1 MiB.
-const DefaultMaxEmbeddedOutput = 1 << 20
-
 // FileContent is a content block {"type": "file", "file": …} of SEP-2631,
 // for a tool result's Content. A client that did not declare the
 // files.download capability (see [ClientFiles]) would reject a whole

@@ -44,20 +44,8 @@ import (
 // that file (resolver.AwaitPage), reporting progress, and resolves it as it
 // resolves any file URI.
 
-// Defaults of upload pages.
+// Timings of the wait for a page's upload.
 const (
-	// DefaultPageTTL is how long an upload page may be used.
-	DefaultPageTTL = time.Hour
-	// DefaultMaxPages bounds the upload pages a server has waiting for a
-	// file at once: minted, and neither used, declined nor expired.
-	DefaultMaxPages = 1024
-	// DefaultMaxPagesPerCaller bounds those of one caller: a principal, or,
-	// without auth, a session.
-	DefaultMaxPagesPerCaller = 16
-	// PagePath is the path segment of upload pages, under
-	// [Options.PublicURL]: GET PublicURL/page/<token> shows a page, and its
-	// form posts to PublicURL/page.
-	PagePath = "page"
 	// pagePoll is how often a handler waiting for a page's upload asks the
 	// store, for an upload that another replica took.
 	pagePoll = 2 * time.Second
@@ -257,8 +245,8 @@ func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state
 	if err != nil {
 		return
 	}
-	ref, err := c.Keys.ParseFileURI(state, owner, c.Now())
-	if err != nil || ref.Host != c.Host {
+	ref, le := c.checkFileURI(state, owner)
+	if le != nil {
 		return
 	}
 	if p := c.pages.get(ref.FileID); p != nil {
@@ -302,7 +290,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		return hook.Page{}, fmt.Errorf("the accept list %q cannot go on an upload page (at most %d bytes of printable ASCII)", accept, token.MaxMediaTypeLen)
 	}
 	total := d.Limit(runtime.DefaultMaxSize)
-	if c.usage != nil && total > c.Quota {
+	if !c.quota.admits(total) {
 		return hook.Page{}, fmt.Errorf("the file may be up to %d bytes, more than the %d bytes of uploaded files a caller may hold (transfer.Options.Quota): raise the quota, or lower the form's maxSize", total, c.Quota)
 	}
 	expires := now.Add(c.PageTTL).Truncate(time.Second)
@@ -374,11 +362,11 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 	if err != nil {
 		return "", errors.New("the server cannot tell who is asking")
 	}
-	ref, err := c.Keys.ParseFileURI(state, owner, c.Now())
+	ref, le := c.checkFileURI(state, owner)
 	switch {
-	case errors.Is(err, token.ErrExpired):
+	case le != nil && le.problem == uriExpired:
 		return "", errPageExpired
-	case err != nil || ref.Host != c.Host || !pageOf(ref.FileID, hk.Tool, hk.ID):
+	case le != nil || !pageOf(ref.FileID, hk.Tool, hk.ID):
 		return "", errors.New("the upload page named in this call's requestState is not one this server gave this caller for this tool and input request; call the tool again without it")
 	}
 	pageExpires := ref.Expires.Add(-c.FileTTL)
@@ -427,8 +415,8 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 			if err == nil {
 				return uploaded(m.Size)
 			}
-			if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
-				c.ErrorLog.Printf("transfer: waiting for an upload page: store stat: %v", err)
+			if !errors.Is(err, store.ErrNotFound) {
+				logInternal(c.ErrorLog, ctx, "waiting for an upload page", "store stat", err)
 			}
 		case <-deadline.C:
 			if p != nil && p.uploading.Load() > 0 && c.Now().Before(p.uploadDeadline) {
@@ -467,7 +455,7 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 		c.pageProblem(w, r, http.StatusConflict, "A file was uploaded through this page already. Go back to the application that asked for it.", "")
 		return
 	case !errors.Is(err, store.ErrNotFound):
-		c.ErrorLog.Printf("transfer: upload page: store stat: %v", err)
+		logInternal(c.ErrorLog, r.Context(), "upload page", "store stat", err)
 		c.pageProblem(w, r, http.StatusInternalServerError, "The server could not show this page. Try again later.", "")
 		return
 	}
@@ -587,14 +575,11 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if name == "" {
 		return 0, reject(http.StatusBadRequest, "No file was chosen. Choose a file, then send it.")
 	}
-	if c.usage != nil {
-		used, err := c.usage.Usage(ctx, claims.Owner, c.Now())
-		if err != nil {
-			return 0, c.pageInternal(r, "usage", err)
-		}
-		if used > c.Quota-claims.Size {
-			return 0, reject(http.StatusInsufficientStorage, fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(used), humanSize(claims.Size), humanSize(c.Quota)))
-		}
+	switch used, ok, err := c.quota.check(ctx, claims.Owner, claims.Size, c.Now()); {
+	case err != nil:
+		return 0, c.pageInternal(r, "store usage", err)
+	case !ok:
+		return 0, reject(http.StatusInsufficientStorage, fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(used), humanSize(claims.Size), humanSize(c.quota.limit)))
 	}
 
 	// The first bytes decide the media type, before anything is stored.
@@ -604,9 +589,9 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if err != nil {
 		return 0, c.pageBrokeOff(p, r, int64(len(head)))
 	}
-	nh := len(head)
-	if int64(nh) > claims.Size {
-		return 0, reject(http.StatusRequestEntityTooLarge, "The file is larger than the limit of "+humanSize(claims.Size)+". Choose a smaller file.")
+	tooLarge := reject(http.StatusRequestEntityTooLarge, "The file is larger than the limit of "+humanSize(claims.Size)+". Choose a smaller file.")
+	if int64(len(head)) > claims.Size {
+		return 0, tooLarge
 	}
 	mt, rj := pageMediaType(splitAccept(claims.MediaType), browser, head)
 	if rj != nil {
@@ -617,43 +602,26 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if expires.Before(claims.Expires.Add(c.FileTTL)) {
 		expires = claims.Expires.Add(c.FileTTL) // as the file URI says
 	}
-	obj, err := c.Store.Create(ctx, claims.FileID, store.Meta{
-		Size: store.SizeUnknown, MaxSize: claims.Size, MediaType: mt,
-		Name: cutUTF8(runtime.SanitizeName(name), token.MaxNameLen), Owner: claims.Owner, Expires: expires,
-	})
-	switch {
-	case errors.Is(err, store.ErrExists):
-		return 0, reject(http.StatusConflict, "A file was uploaded through this page already. Go back to the application that asked for it.")
-	case err != nil:
-		return 0, c.pageInternal(r, "create", err)
+	in := ingest{
+		store: c.Store, id: claims.FileID, head: head, body: body, bufs: c.bufs,
+		meta: store.Meta{
+			Size: store.SizeUnknown, MaxSize: claims.Size, MediaType: mt,
+			Name: cutUTF8(runtime.SanitizeName(name), token.MaxNameLen), Owner: claims.Owner, Expires: expires,
+		},
 	}
-	defer obj.Abort() // after a successful Commit it does nothing
-	var dst io.Writer = obj
 	if p != nil {
-		dst = &countingWriter{w: obj, n: &p.received}
+		in.received = &p.received
 	}
-	if _, err := dst.Write(head); err != nil {
-		return 0, c.pageInternal(r, "write", err)
-	}
-	buf := c.bufs.get(claims.Size - int64(nh))
-	defer c.bufs.put(buf)
-	n, err := copyFile(dst, body, claims.Size-int64(nh), buf, nil)
-	n += int64(nh)
+	n, err := in.run(ctx)
 	switch {
 	case errors.Is(err, errOversize):
-		return 0, reject(http.StatusRequestEntityTooLarge, "The file is larger than the limit of "+humanSize(claims.Size)+". Choose a smaller file.")
+		return 0, tooLarge
 	case errors.Is(err, errRead):
 		return 0, c.pageBrokeOff(p, r, n)
 	case errors.Is(err, store.ErrExists):
 		return 0, reject(http.StatusConflict, "A file was uploaded through this page already. Go back to the application that asked for it.")
-	case err != nil:
-		return 0, c.pageInternal(r, "write", err)
-	}
-	switch err := obj.Commit(ctx); {
-	case errors.Is(err, store.ErrExists):
-		return 0, reject(http.StatusConflict, "A file was uploaded through this page already. Go back to the application that asked for it.")
-	case err != nil:
-		return 0, c.pageInternal(r, "commit", err)
+	case err != nil: // a *storeFailure
+		return 0, c.pageInternal(r, "ingest", err)
 	}
 	if p != nil {
 		p.finish(n, nil)
@@ -672,10 +640,9 @@ func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *rejection {
 }
 
 func (c *config) pageInternal(r *http.Request, step string, err error) *rejection {
-	if r.Context().Err() != nil {
+	if !logInternal(c.ErrorLog, r.Context(), "upload page", step, err) {
 		return reject(http.StatusBadRequest, "The upload was canceled.")
 	}
-	c.ErrorLog.Printf("transfer: upload page: store %s: %v", step, err)
 	return reject(http.StatusInternalServerError, "The server failed to store the file. Try again later.")
 }
 
@@ -744,18 +711,6 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 		return 0, errors.New("the upload's deadline passed")
 	}
 	return d.r.Read(p)
-}
-
-// A countingWriter counts the bytes written through it into n.
-type countingWriter struct {
-	w io.Writer
-	n *atomic.Int64
-}
-
-func (cw *countingWriter) Write(p []byte) (int, error) {
-	n, err := cw.w.Write(p)
-	cw.n.Add(int64(n))
-	return n, err
 }
 
 // pageProblem answers a refused page request: a short page that says why

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -20,87 +19,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
-
-// Defaults of the zero [UploadOptions].
-const (
-	// DefaultUploadTTL is how long an uploaded file stays in the store.
-	DefaultUploadTTL = 24 * time.Hour
-	// DefaultBufferSize is the size of the buffer an upload is copied
-	// through: the most of a file the handler holds at any time. One half
-	// is read into while the other is written to the store.
-	DefaultBufferSize = 512 << 10
-	// MinBufferSize is the smallest buffer an upload is copied through; a
-	// smaller UploadOptions.BufferSize is raised to it. Each half holds
-	// the first bytes that are checked against the declared type.
-	MinBufferSize = 2 * content.SniffLen
-	// DefaultMaxPreambleBytes bounds the bytes of a multipart body read
-	// before the file part starts: the fields and part headers before it.
-	DefaultMaxPreambleBytes = 64 << 10
-	// DefaultMaxParts bounds the number of parts of a multipart body up to
-	// and including the file part.
-	DefaultMaxParts = 8
-	// DefaultIdleTimeout is how long an upload may go without a byte
-	// arriving.
-	DefaultIdleTimeout = time.Minute
-)
-
-// The names of the multipart form fields, as in the SEP's descriptor:
-// {"multipart": {"fileField": "file", "fields": {"token": …}}}.
-const (
-	FormFieldToken = "token"
-	FormFieldFile  = "file"
-)
-
-// UploadOptions configure [UploadHandler]. Store and Keys are required;
-// every other zero value means the default.
-type UploadOptions struct {
-	// Store is where uploaded files go.
-	Store store.Store
-	// Keys checks upload tokens (purpose [token.PurposeUpload]).
-	Keys *token.Keyring
-	// Owner returns the principal making the request, and true, when the
-	// request carries one (the endpoint is behind the server's auth): a
-	// token issued to another principal is then refused. When it returns
-	// false, or is nil, the request carries no principal, and the signed
-	// token, which names its owner, is the capability.
-	Owner func(*http.Request) (string, bool)
-	// Quota is how many bytes of unexpired files one owner may hold in a
-	// store that counts them ([store.Usager]); an upload that would go past
-	// it is refused before a byte is read. Zero or less means no quota.
-	Quota int64
-	// Now returns the current time, against which tokens expire and from
-	// which TTL counts. Nil means time.Now.
-	Now func() time.Time
-	// TTL is how long an uploaded file stays in the store after its upload
-	// completes, and at least until its token expires. Zero means
-	// DefaultUploadTTL.
-	TTL time.Duration
-	// BufferSize is the size of the buffer each upload is copied through.
-	// Zero means DefaultBufferSize; it is at least MinBufferSize. Each
-	// upload in progress holds one (a small file, twice its size), so a
-	// server that takes many slow uploads at once may want it smaller. Up
-	// to eight idle buffers are kept for the next uploads.
-	BufferSize int
-	// MaxPreambleBytes bounds how much of a multipart body is read before
-	// the file part starts (fields, part headers and boundaries; the
-	// multipart reader's read-ahead of up to 4 KiB counts too). Zero means
-	// DefaultMaxPreambleBytes.
-	MaxPreambleBytes int64
-	// MaxParts bounds the parts of a multipart body up to and including
-	// the file part. Zero means DefaultMaxParts.
-	MaxParts int
-	// IdleTimeout is how long an upload's body may go without a byte
-	// arriving: the handler moves the connection's read deadline forward
-	// by it before each read of the file, so that a slow but steady upload
-	// of a big file is not cut by the http.Server's ReadTimeout, and a
-	// stalled one is cut after IdleTimeout. Zero means DefaultIdleTimeout;
-	// where the connection has no deadlines (HTTP/2 over some transports,
-	// tests), the server's own timeouts apply.
-	IdleTimeout time.Duration
-	// ErrorLog receives the store failures answered with 500. Nil means
-	// the log package's standard logger, as in net/http.
-	ErrorLog *log.Logger
-}
 
 // UploadHandler returns the upload endpoint: it takes the bytes of one
 // file authorized by an upload token ([token.PurposeUpload]) into
@@ -157,48 +75,19 @@ func UploadHandler(o UploadOptions) http.Handler {
 	if o.Store == nil || o.Keys == nil {
 		panic("transfer: UploadHandler needs UploadOptions.Store and UploadOptions.Keys")
 	}
-	h := &uploadHandler{o: o}
-	if h.o.Owner == nil {
-		h.o.Owner = func(*http.Request) (string, bool) { return "", false }
-	}
-	if us, ok := o.Store.(store.Usager); ok && o.Quota > 0 {
-		h.usage = us
-	}
-	if h.o.Now == nil {
-		h.o.Now = time.Now
-	}
-	if h.o.TTL <= 0 {
-		h.o.TTL = DefaultUploadTTL
-	}
-	h.o.fillCopyDefaults()
-	if h.o.ErrorLog == nil {
-		h.o.ErrorLog = log.Default()
-	}
-	h.bufs = newBufferPool(h.o.BufferSize)
-	return h
+	o.fillDefaults()
+	return newUploadHandler(o, newBufferPool(o.BufferSize))
 }
 
-// fillCopyDefaults fills in the bounds of reading a body that are zero:
-// what the upload endpoint and the upload pages share.
-func (o *UploadOptions) fillCopyDefaults() {
-	if o.BufferSize <= 0 {
-		o.BufferSize = DefaultBufferSize
-	}
-	o.BufferSize = max(o.BufferSize, MinBufferSize)
-	if o.MaxPreambleBytes <= 0 {
-		o.MaxPreambleBytes = DefaultMaxPreambleBytes
-	}
-	if o.MaxParts <= 0 {
-		o.MaxParts = DefaultMaxParts
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
+// newUploadHandler is the upload endpoint of o, whose defaults are filled
+// in, copying through buffers of bufs.
+func newUploadHandler(o UploadOptions, bufs *bufferPool) *uploadHandler {
+	return &uploadHandler{o: o, quota: newQuota(o.Store, o.Quota), bufs: bufs}
 }
 
 type uploadHandler struct {
 	o     UploadOptions // defaults filled in
-	usage store.Usager  // nil: no quota
+	quota quota
 	bufs  *bufferPool
 }
 
@@ -316,17 +205,16 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 
 	// 6. Quota: what the owner holds, and this file, within the limit.
-	if h.usage != nil {
-		used, err := h.usage.Usage(ctx, c.Owner, h.o.Now())
-		if err != nil {
-			return h.internal(r, "usage", err)
-		}
-		if used > h.o.Quota-c.Size {
-			return reject(http.StatusInsufficientStorage, fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.o.Quota))
-		}
+	switch used, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
+	case err != nil:
+		return h.internal(r, "store usage", err)
+	case !ok:
+		return reject(http.StatusInsufficientStorage, fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.quota.limit))
 	}
 
-	// 7. Single use: create the object; a committed one under the ID means the token was used.
+	// 7–9. Create the object (a committed one under the ID means the token
+	// was used), copy the body into it (exact size, the first bytes
+	// sniffed, hashed by the store), commit (the store checks the digest).
 	// The file outlives its token, so that the token stays spent: were the
 	// file swept while the token was good, the token could upload other
 	// bytes under the same ID, and one file URI would name two files.
@@ -336,44 +224,27 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Name: c.Name, Owner: c.Owner, Expires: expires}
 	copy(meta.SHA256[:], c.SHA256) // nil declares no digest: the zero value
-	obj, err := h.o.Store.Create(ctx, c.FileID, meta)
-	switch {
-	case errors.Is(err, store.ErrExists):
-		return reject(http.StatusConflict, "upload token already used")
-	case err != nil:
-		return h.internal(r, "create", err)
+	in := ingest{
+		store: h.o.Store, id: c.FileID, meta: meta, bufs: h.bufs, sniff: sniffer(c.MediaType),
+		body: endAtCut{&idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}},
 	}
-	defer obj.Abort() // after a successful Commit it does nothing
-
-	// 8. Copy: exact size, sniff the first bytes; the store hashes as it writes.
-	buf := h.bufs.get(c.Size)
-	defer h.bufs.put(buf)
-	body = &idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}
-	n, err := copyFile(obj, endAtCut{body}, c.Size, buf, sniffer(c.MediaType))
+	n, err := in.run(ctx)
 	var mismatch *sniffError
 	switch {
 	case errors.Is(err, errOversize):
 		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the declared size %d", c.Size))
-	case err == nil && n < c.Size:
+	case errors.Is(err, errShort):
 		return reject(http.StatusBadRequest, fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
 	case errors.As(err, &mismatch):
 		return reject(http.StatusUnsupportedMediaType, fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
 	case errors.Is(err, errRead):
 		return reject(http.StatusBadRequest, fmt.Sprintf("reading the body failed after %d bytes", n))
-	case errors.Is(err, store.ErrExists): // a store that learns of the earlier upload while writing
+	case errors.Is(err, store.ErrExists): // at create, or from a store that learns of the earlier upload later
 		return reject(http.StatusConflict, "upload token already used")
-	case err != nil:
-		return h.internal(r, "write", err)
-	}
-
-	// 9. Commit: the store checks the digest and that no other upload took the ID first.
-	switch err := obj.Commit(ctx); {
 	case errors.Is(err, store.ErrDigest):
 		return reject(http.StatusUnprocessableEntity, "digest mismatch")
-	case errors.Is(err, store.ErrExists):
-		return reject(http.StatusConflict, "upload token already used")
-	case err != nil:
-		return h.internal(r, "commit", err)
+	case err != nil: // a *storeFailure
+		return h.internal(r, "ingest", err)
 	}
 
 	// 10. Created: the size and digest of what the file URI now resolves to.
@@ -381,7 +252,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	if sum == nil {
 		m, err := h.o.Store.Stat(ctx, c.FileID)
 		if err != nil {
-			return h.internal(r, "stat", err)
+			return h.internal(r, "store stat", err)
 		}
 		sum = m.SHA256[:]
 	}
@@ -402,10 +273,9 @@ type uploadResult struct {
 // internal answers a failure of the store: 500, logged, unless the client
 // has gone away, which is no failure of the server's.
 func (h *uploadHandler) internal(r *http.Request, step string, err error) *rejection {
-	if r.Context().Err() != nil {
+	if !logInternal(h.o.ErrorLog, r.Context(), "upload", step, err) {
 		return reject(http.StatusBadRequest, "request canceled")
 	}
-	h.o.ErrorLog.Printf("transfer: upload: store %s: %v", step, err)
 	return reject(http.StatusInternalServerError, "internal error")
 }
 
