@@ -19,11 +19,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
-// ReasonQuotaExceeded: the owner's uploaded files and this one would pass
-// the server's per-owner quota. MaxSize is the quota, ActualSize what the
-// owner would then hold.
-const ReasonQuotaExceeded = "quotaExceeded"
-
 // defaultMediaType is the media type of an upload that declares none.
 const defaultMediaType = "application/octet-stream"
 

@@ -97,58 +97,55 @@ func fileValue(uri string, m store.Meta) FileValue {
 // …/download/<token>, with a single Range at a time (a request for several
 // ranges gets the whole file), that never redirects.
 //
-//	200, 206  the bytes (or the ranges asked for)
-//	400       malformed token
-//	403       token of an unknown key, altered, for another purpose, expired,
-//	          or of another owner than the request's principal
-//	404       the file is gone (deleted, expired) or is not the one the
-//	          token was issued for
-//	405       another method than GET or HEAD
-//	416       a range outside the file
+//	200, 206                the bytes (or the ranges asked for)
+//	400  malformed          malformed token
+//	403  unauthorized       token of an unknown key, altered, for another purpose,
+//	                        or of another owner than the request's principal
+//	403  expired            expired token
+//	404  notFound           the file is gone (deleted, expired) or is not the one
+//	                        the token was issued for
+//	405  methodNotAllowed   another method than GET or HEAD
+//	416                     a range outside the file (http.ServeContent's answer)
+//	500  internal           the store failed (logged)
+//
+// A refusal has the JSON body {"error": text, "reason": code}, as the
+// upload endpoint's.
 func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok string) {
 	h := w.Header()
 	h.Set("Cache-Control", "private, no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method)})
+		refuseMethod.says(fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method)).write(w)
 		return
 	}
-	cl, err := c.Keys.Verify(tok, token.PurposeDownload, c.Now())
-	switch {
-	case errors.Is(err, token.ErrMalformed):
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	case err != nil:
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
+	cl, rf := verifyToken(c.Keys, tok, token.PurposeDownload, c.Now())
+	if rf == nil {
+		rf = checkOwner(c.httpOwner, r, cl.Owner)
+	}
+	if rf != nil {
+		rf.write(w)
 		return
 	}
-	if p, ok := c.httpOwner(r); ok && p != cl.Owner {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": "token was issued to another owner"})
-		return
-	}
-	gone := func() { writeJSON(w, http.StatusNotFound, map[string]string{"error": "the file is gone"}) }
 	m, err := c.Store.Stat(r.Context(), cl.FileID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		gone()
+		refuseNotFound.write(w)
 		return
 	case err != nil:
-		logInternal(c.ErrorLog, r.Context(), "download", "store stat", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		c.httpInternal(r, "download", "store stat", err).write(w)
 		return
 	case m.Owner != cl.Owner || m.Size != cl.Size || string(m.SHA256[:]) != string(cl.SHA256):
-		gone() // the ID holds another file than the one the token was issued for
+		refuseNotFound.write(w) // the ID holds another file than the one the token was issued for
 		return
 	}
 	rd, err := c.Store.Open(r.Context(), cl.FileID)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			gone()
-			return
-		}
-		logInternal(c.ErrorLog, r.Context(), "download", "store open", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		refuseNotFound.write(w)
+		return
+	case err != nil:
+		c.httpInternal(r, "download", "store open", err).write(w)
 		return
 	}
 	defer rd.Close()

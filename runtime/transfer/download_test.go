@@ -128,6 +128,13 @@ func get(t *testing.T, hc *http.Client, method, url string, hdr map[string]strin
 	return res.StatusCode, res.Header, b
 }
 
+// reasonOf is the machine code of a refusal's JSON body, its "reason".
+func reasonOf(body []byte) string {
+	var v struct{ Reason string }
+	json.Unmarshal(body, &v)
+	return v.Reason
+}
+
 // TestOutputAndDownload: a tool saves a file for its caller; the caller
 // authorizes its download and gets the bytes, whole or by range, with
 // their digest; another user can neither authorize nor use it.
@@ -182,8 +189,8 @@ func TestOutputAndDownload(t *testing.T) {
 	if code, _, body := get(t, alice, "HEAD", d.Download.URL, nil); code != 200 || len(body) != 0 {
 		t.Errorf("HEAD: %d with %d bytes", code, len(body))
 	}
-	if code, _, _ := get(t, alice, "POST", d.Download.URL, nil); code != http.StatusMethodNotAllowed {
-		t.Errorf("POST: %d, want 405", code)
+	if code, _, body := get(t, alice, "POST", d.Download.URL, nil); code != http.StatusMethodNotAllowed || reasonOf(body) != transfer.ReasonMethodNotAllowed {
+		t.Errorf("POST: %d %s, want 405 methodNotAllowed", code, body)
 	}
 
 	// Bob: no authorization for alice's file, no use of her download URL or her file URI.
@@ -191,8 +198,8 @@ func TestOutputAndDownload(t *testing.T) {
 	if dd, ok := transfer.ErrorDataOf(err); !ok || dd.Reason != transfer.ReasonUnauthorized {
 		t.Errorf("bob's authorizeDownload = %v, want -32602 unauthorized", err)
 	}
-	if code, _, _ := get(t, bob, "GET", d.Download.URL, nil); code != http.StatusForbidden {
-		t.Errorf("bob's download with alice's URL: %d, want 403", code)
+	if code, _, body := get(t, bob, "GET", d.Download.URL, nil); code != http.StatusForbidden || reasonOf(body) != transfer.ReasonUnauthorized {
+		t.Errorf("bob's download with alice's URL: %d %s, want 403 unauthorized", code, body)
 	}
 	res = mcptest.Call(t, bobMCP, "analyze", map[string]any{"document": v.URI})
 	if got := mcptest.Text(t, res); !res.IsError || !strings.Contains(got, "is not a usable file URI: this server did not issue it to this caller") {
@@ -210,8 +217,8 @@ func TestOutputAndDownload(t *testing.T) {
 			t.Errorf("GET altered token: %d %s", code, body)
 		}
 	}
-	if code, _, _ := get(t, alice, "GET", s.url+"/files/elsewhere", nil); code != http.StatusNotFound {
-		t.Errorf("GET of another path: %d, want 404", code)
+	if code, _, body := get(t, alice, "GET", s.url+"/files/elsewhere", nil); code != http.StatusNotFound || reasonOf(body) != transfer.ReasonNotFound {
+		t.Errorf("GET of another path: %d %s, want 404 notFound", code, body)
 	}
 	// Revoked: the file deleted, the download URL finds nothing.
 	parts := strings.Split(strings.TrimPrefix(v.URI, "mcp-file://"), "/")
@@ -219,8 +226,8 @@ func TestOutputAndDownload(t *testing.T) {
 	if err := s.store.Delete(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, _ := get(t, alice, "GET", d.Download.URL, nil); code != http.StatusNotFound {
-		t.Errorf("download after the file was deleted: %d, want 404", code)
+	if code, _, body := get(t, alice, "GET", d.Download.URL, nil); code != http.StatusNotFound || reasonOf(body) != transfer.ReasonNotFound {
+		t.Errorf("download after the file was deleted: %d %s, want 404 notFound", code, body)
 	}
 	_, err = authorizeDownload(t.Context(), aliceMCP, v.URI)
 	if dd, ok := transfer.ErrorDataOf(err); !ok || dd.Reason != transfer.ReasonNotFound {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -148,6 +149,16 @@ func (cw *countingWriter) Write(p []byte) (int, error) {
 	n, err := cw.w.Write(p)
 	cw.n.Add(int64(n))
 	return n, err
+}
+
+// httpInternal is the refusal of a failure of the server's own in an
+// HTTP request to where (see logInternal): internal, or canceled when the
+// client went away.
+func (c *config) httpInternal(r *http.Request, where, step string, err error) *refusal {
+	if !logInternal(c.ErrorLog, r.Context(), where, step, err) {
+		return refuseCanceled
+	}
+	return refuseInternal
 }
 
 // logInternal logs a failure of the server's own (a store's, a signer's)

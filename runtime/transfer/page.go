@@ -254,6 +254,9 @@ func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state
 	}
 }
 
+// pageUsed refuses a page through which a file was uploaded already.
+var pageUsed = refuseUsed.says("A file was uploaded through this page already. Go back to the application that asked for it.")
+
 const pageGone = "This upload page is no longer waiting for a file (it was declined, or its request ended). Go back to the application that asked for it."
 
 var errPageClosed = errors.New("the person declined to upload a file through the page")
@@ -438,25 +441,24 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 	pageHeaders(w)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		c.pageProblem(w, r, http.StatusMethodNotAllowed, "This address shows an upload page: open it in a browser.", "")
+		c.pageProblem(w, r, refuseMethod.says("This address shows an upload page: open it in a browser."), "")
 		return
 	}
-	claims, rj := c.pageClaims(r, tok)
-	if rj != nil {
-		c.pageProblem(w, r, rj.status, rj.reason, "")
+	claims, rf := c.pageClaims(r, tok)
+	if rf != nil {
+		c.pageProblem(w, r, rf, "")
 		return
 	}
 	if p := c.pages.get(claims.FileID); p != nil && p.isFinished() && p.err != nil {
-		c.pageProblem(w, r, http.StatusGone, pageGone, "")
+		c.pageProblem(w, r, refusePageClosed, "")
 		return
 	}
 	switch _, err := c.Store.Stat(r.Context(), claims.FileID); {
 	case err == nil:
-		c.pageProblem(w, r, http.StatusConflict, "A file was uploaded through this page already. Go back to the application that asked for it.", "")
+		c.pageProblem(w, r, pageUsed, "")
 		return
 	case !errors.Is(err, store.ErrNotFound):
-		logInternal(c.ErrorLog, r.Context(), "upload page", "store stat", err)
-		c.pageProblem(w, r, http.StatusInternalServerError, "The server could not show this page. Try again later.", "")
+		c.pageProblem(w, r, c.httpInternal(r, "upload page", "store stat", err).says("The server could not show this page. Try again later."), "")
 		return
 	}
 	accept := splitAccept(claims.MediaType)
@@ -477,27 +479,29 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 }
 
 // pageClaims verifies the token of an upload page for the request.
-func (c *config) pageClaims(r *http.Request, tok string) (token.Claims, *rejection) {
-	claims, err := c.Keys.Verify(tok, token.PurposePage, c.Now())
+func (c *config) pageClaims(r *http.Request, tok string) (token.Claims, *refusal) {
+	const altered = "This is not an upload page of this server, or its address was altered."
+	claims, rf := verifyToken(c.Keys, tok, token.PurposePage, c.Now())
 	switch {
-	case errors.Is(err, token.ErrExpired):
-		return claims, reject(http.StatusForbidden, "This upload page has expired. Go back to the application that asked for the file, and ask it again.")
-	case errors.Is(err, token.ErrMalformed):
-		return claims, reject(http.StatusBadRequest, "This upload page's address is damaged. Open the address the application gave you, unchanged.")
-	case err != nil:
-		return claims, reject(http.StatusForbidden, "This is not an upload page of this server, or its address was altered.")
+	case rf == nil:
+	case rf.code == ReasonExpired:
+		return claims, rf.says("This upload page has expired. Go back to the application that asked for the file, and ask it again.")
+	case rf.code == ReasonMalformed:
+		return claims, rf.says("This upload page's address is damaged. Open the address the application gave you, unchanged.")
+	default:
+		return claims, rf.says(altered)
 	}
 	owner, err := c.Keys.Open(claims.Owner)
 	if err != nil {
-		return claims, reject(http.StatusForbidden, "This is not an upload page of this server, or its address was altered.")
+		return claims, refuseUnauthorized.says(altered)
 	}
 	message, err := c.Keys.Open(claims.Name)
 	if err != nil {
-		return claims, reject(http.StatusForbidden, "This is not an upload page of this server, or its address was altered.")
+		return claims, refuseUnauthorized.says(altered)
 	}
 	claims.Owner, claims.Name = owner, message
-	if p, ok := c.httpOwner(r); ok && p != claims.Owner {
-		return claims, reject(http.StatusForbidden, "This upload page was made for another user.")
+	if rf := checkOwner(c.httpOwner, r, claims.Owner); rf != nil {
+		return claims, rf.says("This upload page was made for another user.")
 	}
 	return claims, nil
 }
@@ -508,13 +512,13 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
-		c.pageProblem(w, r, http.StatusMethodNotAllowed, "Files are sent here with POST, from the upload page's form.", "")
+		c.pageProblem(w, r, refuseMethod.says("Files are sent here with POST, from the upload page's form."), "")
 		return
 	}
 	// Another site's form could post here; the token stops it (it is not
 	// in that site's page), and so do the browser's own headers.
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		c.pageProblem(w, r, http.StatusForbidden, "This form was sent from another site. Use the upload page the application gave you.", "")
+		c.pageProblem(w, r, refuseCrossSite, "")
 		return
 	}
 	// A browser sends "Origin: null" for the page's own plain form post,
@@ -522,26 +526,26 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 	// origin serialization); Sec-Fetch-Site, where sent, tells it apart
 	// from an opaque origin elsewhere (cross-site), refused above.
 	if o := r.Header.Get("Origin"); o != "" && o != "null" && !strings.EqualFold(o, c.publicOrigin) {
-		c.pageProblem(w, r, http.StatusForbidden, "This form was sent from another site. Use the upload page the application gave you.", "")
+		c.pageProblem(w, r, refuseCrossSite, "")
 		return
 	}
-	tok, part, rj := formToken(r, c.Upload.MaxPreambleBytes, c.Upload.MaxParts)
-	if rj != nil {
-		c.pageProblem(w, r, rj.status, "The form was not sent as the upload page sends it ("+rj.reason+"). Use the upload page the application gave you.", "")
+	tok, part, rf := formToken(r, c.Upload.MaxPreambleBytes, c.Upload.MaxParts)
+	if rf != nil {
+		c.pageProblem(w, r, rf.says("The form was not sent as the upload page sends it ("+rf.text+"). Use the upload page the application gave you."), "")
 		return
 	}
-	claims, rj := c.pageClaims(r, tok)
-	if rj != nil {
-		c.pageProblem(w, r, rj.status, rj.reason, "")
+	claims, rf := c.pageClaims(r, tok)
+	if rf != nil {
+		c.pageProblem(w, r, rf, "")
 		return
 	}
 	again := c.pageURL + tok // where a person can choose another file
-	n, rj := c.pageUpload(w, r, claims, part)
-	if rj != nil {
-		if rj.status == http.StatusConflict || rj.status == http.StatusInternalServerError {
+	n, rf := c.pageUpload(w, r, claims, part)
+	if rf != nil {
+		if rf.code == ReasonAlreadyUsed || rf.code == ReasonInternal {
 			again = ""
 		}
-		c.pageProblem(w, r, rj.status, rj.reason, again)
+		c.pageProblem(w, r, rf, again)
 		return
 	}
 	if wantsJSON(r) {
@@ -556,11 +560,11 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 // pageUpload stores the file part of a page's post under the token's file
 // ID, with the upload endpoint's checks, and ends the wait of the handler
 // that asked for it. It returns the file's size.
-func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token.Claims, part *multipart.Part) (int64, *rejection) {
+func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token.Claims, part *multipart.Part) (int64, *refusal) {
 	ctx := r.Context()
 	p := c.pages.get(claims.FileID) // nil when another replica minted the page
 	if p != nil && p.isFinished() && p.err != nil {
-		return 0, reject(http.StatusGone, pageGone)
+		return 0, refusePageClosed
 	}
 	if p != nil {
 		p.uploading.Add(1)
@@ -573,13 +577,13 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 		browser = ""
 	}
 	if name == "" {
-		return 0, reject(http.StatusBadRequest, "No file was chosen. Choose a file, then send it.")
+		return 0, refuseNoFile
 	}
 	switch used, ok, err := c.quota.check(ctx, claims.Owner, claims.Size, c.Now()); {
 	case err != nil:
 		return 0, c.pageInternal(r, "store usage", err)
 	case !ok:
-		return 0, reject(http.StatusInsufficientStorage, fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(used), humanSize(claims.Size), humanSize(c.quota.limit)))
+		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(used), humanSize(claims.Size), humanSize(c.quota.limit)))
 	}
 
 	// The first bytes decide the media type, before anything is stored.
@@ -589,13 +593,13 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if err != nil {
 		return 0, c.pageBrokeOff(p, r, int64(len(head)))
 	}
-	tooLarge := reject(http.StatusRequestEntityTooLarge, "The file is larger than the limit of "+humanSize(claims.Size)+". Choose a smaller file.")
+	tooLarge := refuseTooLarge.says("The file is larger than the limit of " + humanSize(claims.Size) + ". Choose a smaller file.")
 	if int64(len(head)) > claims.Size {
 		return 0, tooLarge
 	}
-	mt, rj := pageMediaType(splitAccept(claims.MediaType), browser, head)
-	if rj != nil {
-		return 0, rj
+	mt, rf := pageMediaType(splitAccept(claims.MediaType), browser, head)
+	if rf != nil {
+		return 0, rf
 	}
 
 	expires := c.Now().Add(c.FileTTL)
@@ -619,7 +623,7 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	case errors.Is(err, errRead):
 		return 0, c.pageBrokeOff(p, r, n)
 	case errors.Is(err, store.ErrExists):
-		return 0, reject(http.StatusConflict, "A file was uploaded through this page already. Go back to the application that asked for it.")
+		return 0, pageUsed
 	case err != nil: // a *storeFailure
 		return 0, c.pageInternal(r, "ingest", err)
 	}
@@ -632,18 +636,18 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 // pageBrokeOff answers an upload whose body broke off after n bytes: the
 // browser went away (closed, or lost its connection). The handler waiting
 // for the page ends with an error, since no one is left to try again.
-func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *rejection {
+func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *refusal {
 	if p != nil {
 		p.finish(0, fmt.Errorf("the upload through the page broke off after %d bytes (the browser closed, or lost its connection); ask for the file again", n))
 	}
-	return reject(http.StatusBadRequest, "The upload broke off before the whole file arrived. Go back to the application that asked for the file.")
+	return refuseIncomplete.says("The upload broke off before the whole file arrived. Go back to the application that asked for the file.")
 }
 
-func (c *config) pageInternal(r *http.Request, step string, err error) *rejection {
+func (c *config) pageInternal(r *http.Request, step string, err error) *refusal {
 	if !logInternal(c.ErrorLog, r.Context(), "upload page", step, err) {
-		return reject(http.StatusBadRequest, "The upload was canceled.")
+		return refuseCanceled.says("The upload was canceled.")
 	}
-	return reject(http.StatusInternalServerError, "The server failed to store the file. Try again later.")
+	return refuseInternal.says("The server failed to store the file. Try again later.")
 }
 
 // pageMediaType chooses the media type a page's upload is stored as: the
@@ -651,7 +655,7 @@ func (c *config) pageInternal(r *http.Request, step string, err error) *rejectio
 // it and the first bytes agree, else the first concrete type of accept
 // that they agree with, else, when accept takes anything, the type the
 // first bytes show, or application/octet-stream.
-func pageMediaType(accept []string, browser string, head []byte) (string, *rejection) {
+func pageMediaType(accept []string, browser string, head []byte) (string, *refusal) {
 	d := descriptor.File{Accept: accept}
 	fits := func(mt string) bool {
 		_, ok := content.Check(mt, "", head)
@@ -676,7 +680,7 @@ func pageMediaType(accept []string, browser string, head []byte) (string, *rejec
 	if detected == "" {
 		what = "not one the server recognizes"
 	}
-	return "", reject(http.StatusUnsupportedMediaType, "This file's type is "+what+"; the accepted types are "+acceptText(accept)+". Choose another file.")
+	return "", refuseNotAccepted.says("This file's type is " + what + "; the accepted types are " + acceptText(accept) + ". Choose another file.")
 }
 
 // readHead reads the first n bytes of r, or all of a shorter r; an error
@@ -716,14 +720,14 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 // pageProblem answers a refused page request: a short page that says why
 // (again, when not "", is the page to choose another file on), or, to the
 // page's script, JSON.
-func (c *config) pageProblem(w http.ResponseWriter, r *http.Request, status int, reason, again string) {
+func (c *config) pageProblem(w http.ResponseWriter, r *http.Request, rf *refusal, again string) {
 	if wantsJSON(r) {
-		writeJSON(w, status, map[string]string{"error": reason})
+		rf.write(w)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	pageTemplates.ExecuteTemplate(w, "problem", struct{ Status, Reason, Again string }{strconv.Itoa(status) + " " + http.StatusText(status), reason, again})
+	w.WriteHeader(rf.status)
+	pageTemplates.ExecuteTemplate(w, "problem", struct{ Status, Reason, Again string }{strconv.Itoa(rf.status) + " " + http.StatusText(rf.status), rf.text, again})
 }
 
 // wantsJSON reports whether the request is the page's script's.

@@ -198,7 +198,7 @@ func (c *config) handler() http.Handler {
 			c.servePage(w, r, last)
 		default:
 			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>, upload pages are at …/" + PagePath + "/<token>)"})
+			refuseNotFound.says("not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>, upload pages are at …/" + PagePath + "/<token>)").write(w)
 		}
 	})
 }

@@ -38,33 +38,37 @@ import (
 //
 // Every request runs one pipeline: method → find the token → verify it →
 // check the owner → check the declared length → check the quota → create
-// the object (the
-// token's single use) → copy the body through one fixed buffer, enforcing
+// the object (the token's single use) → copy the body through one fixed buffer, enforcing
 // the declared size to the byte, sniffing the first [content.SniffLen]
 // bytes against the declared media type, while the store hashes them →
 // commit, where the store checks the SHA-256 and makes the file visible.
 // A success is 201 with a JSON body {"size": …, "digest": {"algorithm":
 // "sha-256", "value": <base64url>}}. A rejection is a JSON body {"error":
-// reason}, where the reason never holds the token or any byte of the file:
+// text, "reason": code}: the code is stable (one of the Reason constants),
+// the text is for people, and neither ever holds the token or any byte of
+// the file:
 //
-//	405  method other than POST or PUT (with an Allow header)
-//	401  PUT without a Bearer token (with WWW-Authenticate: Bearer)
-//	415  POST that is not multipart/form-data
-//	400  malformed multipart body, no token before the file part, no file
-//	     part, a field or part count over its limit, a token field too long
-//	400  malformed token
-//	403  token of an unknown key, with a bad signature, for another
-//	     purpose, or expired (the reason says which)
-//	403  token issued to another owner than the request's (see Owner)
-//	507  the owner's files would pass the quota (see Quota)
-//	413  body longer than the declared size: at the first extra byte,
-//	     which is the last byte read (or at once from Content-Length)
-//	400  body shorter than the declared size, or a body that breaks off
-//	409  the token was used already (a file is committed under its ID)
-//	415  the first bytes are not the declared media type (the reason says
-//	     what they are)
-//	422  digest mismatch: the bytes do not have the declared SHA-256
-//	500  the store failed (logged to ErrorLog; the reason says no more)
+//	405  methodNotAllowed     method other than POST or PUT (with an Allow header)
+//	401  noToken              PUT without a Bearer token (with WWW-Authenticate: Bearer)
+//	415  unsupportedBody      POST that is not multipart/form-data
+//	400  malformed            malformed multipart body, no token before the file part, no
+//	                          file part, a field or part count over its limit, a token
+//	                          field too long; malformed token
+//	403  unauthorized         token of an unknown key, with a bad signature, for another
+//	                          purpose (the text says which), or issued to another owner
+//	                          than the request's (see Owner)
+//	403  expired              expired token
+//	507  quotaExceeded        the owner's files would pass the quota (see Quota)
+//	413  maxSizeExceeded      body longer than the declared size: at the first extra
+//	                          byte, which is the last byte read (or at once from
+//	                          Content-Length)
+//	400  incomplete           body shorter than the declared size, or a body that breaks off
+//	409  alreadyUsed          the token was used already (a file is committed under its ID)
+//	415  contentMismatch      the first bytes are not the declared media type (the text
+//	                          says what they are)
+//	422  digestMismatch       the bytes do not have the declared SHA-256
+//	400  canceled             the client went away
+//	500  internal             the store failed (logged to ErrorLog; the text says no more)
 //
 // A rejected upload leaves nothing in the store and does not use up its
 // token: the genuine upload may follow. The handler never redirects, holds
@@ -136,72 +140,58 @@ func (p *bufferPool) put(b []byte) {
 	}
 }
 
-// A rejection is the status and reason of a refused request.
-type rejection struct {
-	status int
-	reason string
-}
-
-func reject(status int, reason string) *rejection { return &rejection{status, reason} }
-
 func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if rj := h.upload(w, r); rj != nil {
-		if rj.status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-		}
-		writeJSON(w, rj.status, map[string]string{"error": rj.reason})
+	if rf := h.upload(w, r); rf != nil {
+		rf.write(w)
 	}
 }
 
 // upload is the pipeline: it writes the success response itself and
 // returns the rejection of a refused request.
-func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejection {
+func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal {
 	ctx := r.Context()
 
 	// 1. Method: POST (the SEP's multipart descriptor) or PUT (raw body).
 	if r.Method != http.MethodPost && r.Method != http.MethodPut {
 		w.Header().Set("Allow", "POST, PUT")
-		return reject(http.StatusMethodNotAllowed, fmt.Sprintf("method %q not allowed (want POST or PUT)", r.Method))
+		return refuseMethod.says(fmt.Sprintf("method %q not allowed (want POST or PUT)", r.Method))
 	}
 
 	// 2. Find the token, and the reader of the file's bytes.
 	var tok string
 	var body io.Reader
-	var rj *rejection
+	var rf *refusal
 	if r.Method == http.MethodPut {
-		tok, rj = bearerToken(r)
+		tok, rf = bearerToken(r)
 		body = r.Body
 	} else {
 		var part *multipart.Part
-		tok, part, rj = formToken(r, h.o.MaxPreambleBytes, h.o.MaxParts)
+		tok, part, rf = formToken(r, h.o.MaxPreambleBytes, h.o.MaxParts)
 		body = part
 	}
-	if rj != nil {
-		return rj
+	if rf != nil {
+		return rf
 	}
 
 	// 3. Verify the token: well formed, signed by our keys, for upload, unexpired.
-	c, err := h.o.Keys.Verify(tok, token.PurposeUpload, h.o.Now())
-	switch {
-	case errors.Is(err, token.ErrMalformed):
-		return reject(http.StatusBadRequest, err.Error())
-	case err != nil: // unknown key, bad signature, wrong purpose, expired: the error says which, never the token
-		return reject(http.StatusForbidden, err.Error())
+	c, rf := verifyToken(h.o.Keys, tok, token.PurposeUpload, h.o.Now())
+	if rf != nil {
+		return rf
 	}
 
 	// 4. Owner: the token's principal is the request's, when it has one.
-	if p, ok := h.o.Owner(r); ok && p != c.Owner {
-		return reject(http.StatusForbidden, "token was issued to another owner")
+	if rf := checkOwner(h.o.Owner, r, c.Owner); rf != nil {
+		return rf
 	}
 
 	// 5. Declared length: a PUT body is the file, so its Content-Length must be the size.
 	if r.Method == http.MethodPut && r.ContentLength > c.Size {
-		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("Content-Length %d is larger than the declared size %d", r.ContentLength, c.Size))
+		return refuseTooLarge.says(fmt.Sprintf("Content-Length %d is larger than the declared size %d", r.ContentLength, c.Size))
 	}
 	if r.Method == http.MethodPut && r.ContentLength >= 0 && r.ContentLength < c.Size {
-		return reject(http.StatusBadRequest, fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
+		return refuseIncomplete.says(fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
 	}
 
 	// 6. Quota: what the owner holds, and this file, within the limit.
@@ -209,7 +199,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	case err != nil:
 		return h.internal(r, "store usage", err)
 	case !ok:
-		return reject(http.StatusInsufficientStorage, fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.quota.limit))
+		return refuseQuota.says(fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.quota.limit))
 	}
 
 	// 7–9. Create the object (a committed one under the ID means the token
@@ -232,17 +222,17 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	var mismatch *sniffError
 	switch {
 	case errors.Is(err, errOversize):
-		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the declared size %d", c.Size))
+		return refuseTooLarge.says(fmt.Sprintf("body is larger than the declared size %d", c.Size))
 	case errors.Is(err, errShort):
-		return reject(http.StatusBadRequest, fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
+		return refuseIncomplete.says(fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
 	case errors.As(err, &mismatch):
-		return reject(http.StatusUnsupportedMediaType, fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
+		return refuseContent.says(fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
 	case errors.Is(err, errRead):
-		return reject(http.StatusBadRequest, fmt.Sprintf("reading the body failed after %d bytes", n))
+		return refuseIncomplete.says(fmt.Sprintf("reading the body failed after %d bytes", n))
 	case errors.Is(err, store.ErrExists): // at create, or from a store that learns of the earlier upload later
-		return reject(http.StatusConflict, "upload token already used")
+		return refuseUsed
 	case errors.Is(err, store.ErrDigest):
-		return reject(http.StatusUnprocessableEntity, "digest mismatch")
+		return refuseDigest
 	case err != nil: // a *storeFailure
 		return h.internal(r, "ingest", err)
 	}
@@ -272,26 +262,26 @@ type uploadResult struct {
 
 // internal answers a failure of the store: 500, logged, unless the client
 // has gone away, which is no failure of the server's.
-func (h *uploadHandler) internal(r *http.Request, step string, err error) *rejection {
+func (h *uploadHandler) internal(r *http.Request, step string, err error) *refusal {
 	if !logInternal(h.o.ErrorLog, r.Context(), "upload", step, err) {
-		return reject(http.StatusBadRequest, "request canceled")
+		return refuseCanceled
 	}
-	return reject(http.StatusInternalServerError, "internal error")
+	return refuseInternal
 }
 
 // bearerToken returns the token of a PUT's Authorization header.
-func bearerToken(r *http.Request) (string, *rejection) {
+func bearerToken(r *http.Request) (string, *refusal) {
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 {
-		return "", reject(http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)")
+		return "", refuseNoToken
 	}
 	if len(vals) > 1 {
-		return "", reject(http.StatusBadRequest, "more than one Authorization header")
+		return "", refuseMalformed.says("more than one Authorization header")
 	}
 	scheme, tok, _ := strings.Cut(vals[0], " ")
 	tok = strings.Trim(tok, " ")
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", reject(http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)")
+		return "", refuseNoToken
 	}
 	return tok, nil
 }
@@ -299,18 +289,18 @@ func bearerToken(r *http.Request) (string, *rejection) {
 // formToken reads a multipart/form-data body up to the start of its file
 // part, which it returns, and the token field before it. What it reads is
 // bounded by maxPreamble bytes and maxParts parts.
-func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, file *multipart.Part, rj *rejection) {
+func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, file *multipart.Part, rf *refusal) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return "", nil, reject(http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)")
+		return "", nil, refuseBodyType
 	}
 	if params["boundary"] == "" {
-		return "", nil, reject(http.StatusBadRequest, "multipart/form-data without a boundary")
+		return "", nil, refuseMalformed.says("multipart/form-data without a boundary")
 	}
 	pre := &preambleReader{r: r.Body, left: maxPreamble}
 	mr := multipart.NewReader(pre, params["boundary"])
-	tooLong := reject(http.StatusBadRequest, fmt.Sprintf("the parts before the file field are longer than %d bytes", maxPreamble))
-	malformed := reject(http.StatusBadRequest, "malformed multipart body")
+	tooLong := refuseMalformed.says(fmt.Sprintf("the parts before the file field are longer than %d bytes", maxPreamble))
+	malformed := refuseMalformed.says("malformed multipart body")
 	haveToken := false
 	for range maxParts {
 		p, err := mr.NextRawPart() // raw: the file's bytes are never transformed
@@ -318,14 +308,14 @@ func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, fi
 		case pre.hit:
 			return "", nil, tooLong
 		case err == io.EOF:
-			return "", nil, reject(http.StatusBadRequest, `no file field "`+FormFieldFile+`"`)
+			return "", nil, refuseMalformed.says(`no file field "` + FormFieldFile + `"`)
 		case err != nil:
 			return "", nil, malformed
 		}
 		switch p.FormName() {
 		case FormFieldToken:
 			if haveToken {
-				return "", nil, reject(http.StatusBadRequest, `more than one token field "`+FormFieldToken+`"`)
+				return "", nil, refuseMalformed.says(`more than one token field "` + FormFieldToken + `"`)
 			}
 			b, err := io.ReadAll(io.LimitReader(p, token.MaxTokenLen+1))
 			switch {
@@ -334,12 +324,12 @@ func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, fi
 			case err != nil:
 				return "", nil, malformed
 			case len(b) > token.MaxTokenLen:
-				return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("token field longer than %d bytes", token.MaxTokenLen))
+				return "", nil, refuseMalformed.says(fmt.Sprintf("token field longer than %d bytes", token.MaxTokenLen))
 			}
 			tok, haveToken = string(b), true
 		case FormFieldFile:
 			if !haveToken {
-				return "", nil, reject(http.StatusBadRequest, `no token field "`+FormFieldToken+`" before the file field "`+FormFieldFile+`"`)
+				return "", nil, refuseMalformed.says(`no token field "` + FormFieldToken + `" before the file field "` + FormFieldFile + `"`)
 			}
 			pre.left = -1 // the file part's length is bounded by the declared size
 			return tok, p, nil
@@ -353,7 +343,7 @@ func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, fi
 			}
 		}
 	}
-	return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, maxParts))
+	return "", nil, refuseMalformed.says(fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, maxParts))
 }
 
 // A preambleReader reads at most left bytes, then fails and sets hit;

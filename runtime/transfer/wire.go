@@ -207,33 +207,71 @@ func (r AuthorizeDownloadResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(r))
 }
 
-// The reasons of ErrorData. SEP-2631 names only maxSizeExceeded (in its
+// The reasons of ErrorData, and of the JSON body {"error": …, "reason": …}
+// of a request the HTTP endpoints refuse (the upload and download
+// endpoints, upload pages). SEP-2631 names only maxSizeExceeded (in its
 // example) and asks that digest mismatches be told apart; the others are
-// this package's, in the same style.
+// this package's, in the same style. A reason is stable; the text beside
+// it is for people and may change.
 const (
-	// ReasonMaxSizeExceeded: the file is larger than the field's maxSize.
-	// MaxSize and ActualSize (the declared or uploaded size) say by how much.
+	// ReasonMaxSizeExceeded: the file is larger than the field's maxSize,
+	// or an upload's body larger than its declared size. MaxSize and
+	// ActualSize (the declared or uploaded size) say by how much.
 	ReasonMaxSizeExceeded = "maxSizeExceeded"
 	// ReasonMimeTypeNotAccepted: the file's media type is not in the
 	// field's accept list. MimeType is the rejected type, Accept the list.
 	ReasonMimeTypeNotAccepted = "mimeTypeNotAccepted"
 	// ReasonDigestMismatch: the uploaded bytes do not have the digest
-	// declared in files/authorizeUpload.
+	// declared in files/authorizeUpload (the upload endpoint's 422).
 	ReasonDigestMismatch = "digestMismatch"
-	// ReasonExpired: the file URI, or the upload it was authorized for,
-	// has expired.
+	// ReasonExpired: the file URI, or the token of an upload, download or
+	// upload page, has expired.
 	ReasonExpired = "expired"
-	// ReasonUnauthorized: the file URI exists but the requester may not
-	// use it (it was issued to another principal).
+	// ReasonUnauthorized: the file URI or token exists but the requester
+	// may not use it: it was issued to another principal, by another
+	// server, or was altered.
 	ReasonUnauthorized = "unauthorized"
-	// ReasonNotFound: the server knows no file under the URI.
+	// ReasonNotFound: the server knows no file under the URI, or the file
+	// a download token names is gone.
 	ReasonNotFound = "notFound"
-	// ReasonNotUploaded: the file URI was authorized for an upload, but
-	// its bytes have not (all) arrived.
-	ReasonNotUploaded = "notUploaded"
 	// ReasonMalformed: the file URI, the digest or another member of the
-	// params is not well formed.
+	// params, or a request to an HTTP endpoint (its token, its multipart
+	// body), is not well formed.
 	ReasonMalformed = "malformed"
+	// ReasonQuotaExceeded: the owner's uploaded files and this one would
+	// pass the server's per-owner quota. MaxSize is the quota, ActualSize
+	// what the owner would then hold.
+	ReasonQuotaExceeded = "quotaExceeded"
+
+	// ReasonMethodNotAllowed: an HTTP method the endpoint does not take.
+	ReasonMethodNotAllowed = "methodNotAllowed"
+	// ReasonNoToken: an upload without a token (a PUT without an
+	// Authorization: Bearer header).
+	ReasonNoToken = "noToken"
+	// ReasonUnsupportedBody: a POST whose body is not
+	// multipart/form-data.
+	ReasonUnsupportedBody = "unsupportedBody"
+	// ReasonIncomplete: an upload's body ended, or broke off, before the
+	// whole file arrived.
+	ReasonIncomplete = "incomplete"
+	// ReasonAlreadyUsed: the upload token, or the upload page, was used
+	// already: a file is stored under its ID.
+	ReasonAlreadyUsed = "alreadyUsed"
+	// ReasonContentMismatch: the file's first bytes are not of the
+	// declared media type.
+	ReasonContentMismatch = "contentMismatch"
+	// ReasonPageClosed: the upload page no longer waits for a file (it
+	// was declined, or its request ended).
+	ReasonPageClosed = "pageClosed"
+	// ReasonCrossSite: a post to the upload pages from another site.
+	ReasonCrossSite = "crossSite"
+	// ReasonNoFile: an upload page's post without a chosen file.
+	ReasonNoFile = "noFile"
+	// ReasonCanceled: the client went away before the request ended.
+	ReasonCanceled = "canceled"
+	// ReasonInternal: the server failed (its store, its keys); it logs
+	// why and says no more.
+	ReasonInternal = "internal"
 )
 
 // ErrorData is the machine-readable data of a rejected file, the "data"

@@ -93,10 +93,16 @@ type StatusError struct {
 	// StatusCode is the answer's status, such as 403.
 	StatusCode int
 	// Reason is the endpoint's reason, when its answer has one: the
-	// "error" of this project's endpoint ({"error": reason}), or the Code
+	// "error" of this project's endpoint ({"error": …}), or the Code
 	// and Message of an S3 error. At most 200 bytes, with what the
 	// descriptor holds (the token, the signature) cut out.
 	Reason string
+	// Code is the endpoint's machine code for the refusal, when its answer
+	// has one: the "reason" of this project's endpoint ({"error": …,
+	// "reason": "quotaExceeded"}, one of the transfer.Reason constants), or
+	// the Code of an S3 error. Unlike Reason it is stable, for programs to
+	// compare.
+	Code string
 }
 
 // Error returns the status, and the reason quoted.

@@ -131,7 +131,8 @@ func send(ctx context.Context, hc *http.Client, d transfer.FileTransferDescripto
 		return nil, bad("the upload endpoint answered %d %s, a redirect %s, which was not followed (SEP-2631 upload endpoints do not redirect)", res.StatusCode, http.StatusText(res.StatusCode), where)
 	case res.StatusCode/100 != 2:
 		answer, _ := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
-		return nil, &StatusError{StatusCode: res.StatusCode, Reason: reason(res.Header.Get("Content-Type"), answer, secrets(d))}
+		why, code := reason(res.Header.Get("Content-Type"), answer, secrets(d))
+		return nil, &StatusError{StatusCode: res.StatusCode, Reason: why, Code: code}
 	}
 	s := &sent{size: decl.size}
 	var done bool
@@ -283,19 +284,21 @@ func unwrapURLError(err error) error {
 // maxReason bounds the reason of a StatusError.
 const maxReason = 200
 
-// reason returns the reason of a refusal whose body is b: the "error" of
-// {"error": reason}, or the Code and Message of an S3 <Error>; "" when it
-// has neither. What secrets holds is cut out.
-func reason(contentType string, b []byte, secrets []string) string {
+// reason returns the reason of a refusal whose body is b, and its
+// machine code: the "error" and "reason" of {"error": …, "reason": …}, or
+// the Code and Message of an S3 <Error> and its Code; "" when it has
+// neither. What secrets holds is cut out of the reason.
+func reason(contentType string, b []byte, secrets []string) (why, code string) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	var s string
 	switch {
 	case mt == "application/json":
 		var v struct {
-			Error string `json:"error"`
+			Error  string `json:"error"`
+			Reason string `json:"reason"`
 		}
 		if json.Unmarshal(b, &v) == nil {
-			s = v.Error
+			s, code = v.Error, v.Reason
 		}
 	case mt == "application/xml" || mt == "text/xml":
 		var v struct {
@@ -303,7 +306,7 @@ func reason(contentType string, b []byte, secrets []string) string {
 			Message string `xml:"Message"`
 		}
 		if xml.Unmarshal(b, &v) == nil && v.Code != "" {
-			s = v.Code + ": " + v.Message
+			s, code = v.Code+": "+v.Message, v.Code
 		}
 	}
 	for _, x := range secrets {
@@ -312,7 +315,25 @@ func reason(contentType string, b []byte, secrets []string) string {
 	if len(s) > maxReason {
 		s = printable(s[:maxReason]) + "…"
 	}
-	return s
+	if len(code) > maxCode || !isCode(code) {
+		code = ""
+	}
+	return s, code
+}
+
+// maxCode bounds the code of a StatusError.
+const maxCode = 64
+
+// isCode reports whether s is a machine code: letters, digits, '.', '-'
+// and '_' only, which can hold no sentence and no capability.
+func isCode(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // minSecretLen is the length from which a value of the descriptor is cut
