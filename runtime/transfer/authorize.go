@@ -1,5 +1,10 @@
 package transfer
 
+// The two methods of SEP-2631: files/authorizeUpload, which checks a
+// declared file and hands out its file URI and upload descriptor, and
+// files/authorizeDownload, which hands out a file's metadata and a
+// download descriptor.
+
 import (
 	"context"
 	"fmt"
@@ -134,10 +139,8 @@ func parseMediaType(declared string) (mt string, params map[string]string, ok bo
 	if f == "" || len(f) > token.MaxMediaTypeLen { // "": a parameter it cannot write, such as one without a name
 		return "", nil, false
 	}
-	for i := 0; i < len(f); i++ {
-		if f[i] < 0x20 || f[i] > 0x7e {
-			return "", nil, false
-		}
+	if !printableASCII(f) {
+		return "", nil, false
 	}
 	return mt, params, true
 }
@@ -149,13 +152,6 @@ func formatMediaType(mt string, params map[string]string) string {
 		return f
 	}
 	return mt
-}
-
-// internal is the JSON-RPC error of a failure of the server's own in
-// method, logged (see logInternal).
-func (c *config) internal(ctx context.Context, method, step string, err error) error {
-	logInternal(c.ErrorLog, ctx, method, step, err)
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
 }
 
 // checkUploadable checks that some upload-capable file field of schemas
@@ -193,4 +189,78 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 			ErrorData{Reason: ReasonMaxSizeExceeded, MaxSize: &limit, ActualSize: &size})
 	}
 	return nil
+}
+
+// authorizeDownload serves files/authorizeDownload: the metadata of the
+// file a URI names, and a signed, expiring GET of its bytes.
+func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
+	}
+	_, extra := hook.ResolverFrom(ctx)
+	owner, err := c.owner(extra)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
+	}
+	ref, m, le := c.lookup(ctx, p.URI, owner)
+	if le != nil {
+		return nil, c.lookupRPC(ctx, le)
+	}
+	now := c.Now()
+	expires := now.Add(c.DownloadTTL)
+	if !m.Expires.IsZero() && m.Expires.Before(expires) {
+		expires = m.Expires
+	}
+	expires = expires.Truncate(time.Second) // as the token keeps it, and as expiresAt says
+	if expires.Sub(now) < time.Second {
+		return nil, c.lookupRPC(ctx, &lookupError{problem: uriExpired})
+	}
+	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
+	if ps, ok := c.Store.(store.DownloadPresigner); ok {
+		// Straight from the backend, with the endpoint's Content-Type and
+		// Content-Disposition (a backend cannot be told to send its other
+		// headers, nosniff and the sandboxing CSP).
+		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
+		if err != nil {
+			return nil, c.internal(ctx, MethodAuthorizeDownload, "presign", err)
+		}
+		d.Method, d.URL = sr.Method, sr.URL
+		if len(sr.Headers) > 0 {
+			d.Headers = sr.Headers
+		}
+	} else {
+		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
+			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
+		if err != nil {
+			return nil, c.internal(ctx, MethodAuthorizeDownload, "token", err)
+		}
+		d.URL = c.downloadURL + tok
+	}
+	return &AuthorizeDownloadResult{File: fileValue(p.URI, m), Download: d}, nil
+}
+
+// downloadWording is what files/authorizeDownload says of a uri that
+// names no file the caller may have.
+var downloadWording = uriWording{
+	uriMalformed:  "files/authorizeDownload: the uri is malformed (%s)",
+	uriExpired:    "files/authorizeDownload: the uri has expired",
+	uriForged:     "files/authorizeDownload: the uri was not issued to this caller by this server, or was altered",
+	uriForeign:    "files/authorizeDownload: the uri was issued by another server",
+	uriMissing:    "files/authorizeDownload: the uri names no file: it was never uploaded, was deleted, or has expired",
+	uriOtherOwner: "files/authorizeDownload: the uri was not issued to this caller",
+}
+
+// lookupRPC is the JSON-RPC error of files/authorizeDownload for le.
+func (c *config) lookupRPC(ctx context.Context, le *lookupError) error {
+	if le.problem == uriStoreFailed {
+		return c.internal(ctx, MethodAuthorizeDownload, "store stat", le.err)
+	}
+	return InvalidFileError(le.text(&downloadWording), ErrorData{Reason: le.reason()})
+}
+
+// fileValue is the FileValue of the stored file m under uri.
+func fileValue(uri string, m store.Meta) FileValue {
+	size := m.Size
+	d := SHA256Digest(m.SHA256)
+	return FileValue{URI: uri, Name: m.Name, MimeType: m.MediaType, Size: &size, Digest: &d}
 }

@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -11,87 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
-
-// authorizeDownload serves files/authorizeDownload: the metadata of the
-// file a URI names, and a signed, expiring GET of its bytes.
-func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
-	if p == nil || p.URI == "" {
-		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
-	}
-	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
-	}
-	ref, m, le := c.lookup(ctx, p.URI, owner)
-	if le != nil {
-		return nil, c.lookupRPC(ctx, le)
-	}
-	now := c.Now()
-	expires := now.Add(c.DownloadTTL)
-	if !m.Expires.IsZero() && m.Expires.Before(expires) {
-		expires = m.Expires
-	}
-	expires = expires.Truncate(time.Second) // as the token keeps it, and as expiresAt says
-	if expires.Sub(now) < time.Second {
-		return nil, c.lookupRPC(ctx, &lookupError{problem: uriExpired})
-	}
-	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
-	if ps, ok := c.Store.(store.DownloadPresigner); ok {
-		// Straight from the backend, with the endpoint's Content-Type and
-		// Content-Disposition (a backend cannot be told to send its other
-		// headers, nosniff and the sandboxing CSP).
-		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
-		if err != nil {
-			return nil, c.internal(ctx, MethodAuthorizeDownload, "presign", err)
-		}
-		d.Method, d.URL = sr.Method, sr.URL
-		if len(sr.Headers) > 0 {
-			d.Headers = sr.Headers
-		}
-	} else {
-		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
-			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
-		if err != nil {
-			return nil, c.internal(ctx, MethodAuthorizeDownload, "token", err)
-		}
-		d.URL = c.downloadURL + tok
-	}
-	return &AuthorizeDownloadResult{File: fileValue(p.URI, m), Download: d}, nil
-}
-
-// downloadWording is what files/authorizeDownload says of a uri that
-// names no file the caller may have.
-var downloadWording = uriWording{
-	uriMalformed:  "files/authorizeDownload: the uri is malformed (%s)",
-	uriExpired:    "files/authorizeDownload: the uri has expired",
-	uriForged:     "files/authorizeDownload: the uri was not issued to this caller by this server, or was altered",
-	uriForeign:    "files/authorizeDownload: the uri was issued by another server",
-	uriMissing:    "files/authorizeDownload: the uri names no file: it was never uploaded, was deleted, or has expired",
-	uriOtherOwner: "files/authorizeDownload: the uri was not issued to this caller",
-}
-
-// lookupRPC is the JSON-RPC error of files/authorizeDownload for le.
-func (c *config) lookupRPC(ctx context.Context, le *lookupError) error {
-	if le.problem == uriStoreFailed {
-		return c.internal(ctx, MethodAuthorizeDownload, "store stat", le.err)
-	}
-	return InvalidFileError(le.text(&downloadWording), ErrorData{Reason: le.reason()})
-}
-
-// fileValue is the FileValue of the stored file m under uri.
-func fileValue(uri string, m store.Meta) FileValue {
-	size := m.Size
-	d := SHA256Digest(m.SHA256)
-	return FileValue{URI: uri, Name: m.Name, MimeType: m.MediaType, Size: &size, Digest: &d}
-}
 
 // serveDownload is the download endpoint: a GET (or HEAD) of
 // …/download/<token>, with a single Range at a time (a request for several

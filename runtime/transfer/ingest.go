@@ -3,20 +3,24 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"log"
-	"net/http"
+	"mime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
 // The decisions every upload path shares, each made here once: the quota
-// (files/authorizeUpload, the upload endpoint, upload pages), the create →
-// copy → commit pipeline (the upload endpoint, upload pages) and the
-// answer to a failure of the server's own (every path). A path keeps only
-// its own wording.
+// (files/authorizeUpload, the upload endpoint, upload pages) and the
+// create → copy → commit pipeline (the upload endpoint, upload pages),
+// with the copy through two halves of one pooled buffer. A path keeps only
+// its own wording. (The answer to a failure of the server's own, which
+// every path shares too, is logInternal, in refusal.go.)
 
 // A quota is the one check of how many bytes of unexpired uploaded files
 // an owner may hold, in a store that counts them ([store.Usager]).
@@ -139,38 +143,199 @@ func (in *ingest) run(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// A countingWriter counts the bytes written through it into n.
-type countingWriter struct {
-	w io.Writer
-	n *atomic.Int64
+// keptBuffers is how many idle copy buffers a handler keeps for reuse.
+const keptBuffers = 8
+
+// A bufferPool hands out the copy buffers of uploads and keeps up to
+// keptBuffers idle ones. Unlike a sync.Pool, which every collection
+// empties, it keeps them across collections: allocating a 512 KiB buffer
+// again after each one was a fifth of what the server allocated for a
+// 64 MiB upload end to end (BENCHMARKS.md §7).
+type bufferPool struct {
+	size int
+	idle chan []byte
 }
 
-func (cw *countingWriter) Write(p []byte) (int, error) {
-	n, err := cw.w.Write(p)
-	cw.n.Add(int64(n))
+func newBufferPool(size int) *bufferPool {
+	return &bufferPool{size: size, idle: make(chan []byte, keptBuffers)}
+}
+
+// get returns a buffer for a file of at most limit bytes: a full one, or
+// for a small file one that holds it twice over (at least MinBufferSize),
+// so that a connection that declares a few bytes does not hold half a
+// megabyte.
+func (p *bufferPool) get(limit int64) []byte {
+	if need := 2 * (limit + 1); need < int64(p.size) {
+		return make([]byte, max(need, MinBufferSize))
+	}
+	select {
+	case b := <-p.idle:
+		return b
+	default:
+		return make([]byte, p.size)
+	}
+}
+
+// put keeps b for reuse if it is a full buffer and fewer than keptBuffers
+// are idle.
+func (p *bufferPool) put(b []byte) {
+	if len(b) != p.size {
+		return
+	}
+	select {
+	case p.idle <- b:
+	default:
+	}
+}
+
+// Errors of copyFile.
+var (
+	errOversize = errors.New("body larger than the declared size")
+	errRead     = errors.New("reading the body")
+)
+
+// A sniffError reports that the first bytes are not the declared type.
+type sniffError struct {
+	declared, detected string
+}
+
+func (e *sniffError) Error() string {
+	return "content is " + content.Describe(e.detected) + ", not " + e.declared
+}
+
+// sniffer returns the check of a file's first bytes against the media
+// type declared in its token ("" declares none: nothing to check).
+func sniffer(declared string) func(head []byte) error {
+	if declared == "" {
+		return func([]byte) error { return nil }
+	}
+	mt, params, err := mime.ParseMediaType(declared)
+	if err != nil { // signed by us, so parseable; if not, check the bare type
+		mt, _, _ = strings.Cut(declared, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+	}
+	charset := strings.ToLower(params["charset"])
+	return func(head []byte) error {
+		if detected, ok := content.Check(mt, charset, head); !ok {
+			return &sniffError{declared: mt, detected: detected}
+		}
+		return nil
+	}
+}
+
+// copyFile copies src to dst through the two halves of buf: while one
+// half is written to dst on a goroutine of its own (and hashed there, by
+// the store), src is read into the other. Each half is filled before it is
+// written, so that the store sees a few large writes rather than whatever
+// each read of the connection returned; but a slow sender's bytes go to
+// the store at least every flushAfter.
+//
+// It stops with errOversize at the first byte past limit, never reading
+// further than that one byte; with an error wrapping errRead and src's own
+// when src fails; and with the error of dst.Write, which comes first
+// whatever else went wrong, and stops the reading at once. A panic in
+// dst.Write is raised again in the caller's goroutine. Unless nil, first
+// sees the file's first content.SniffLen bytes (or all of a file shorter
+// than that which ends at limit) before anything is written, and its
+// error stops the copy; a src that ends short of limit before that is left
+// to the caller's size check. It returns the bytes read from src and, with
+// a nil error, written to dst; it returns only once dst is no longer
+// written, so that the caller may abort dst and reuse buf.
+//
+// Against one 32 KiB buffer read and written in turn, the two halves took
+// 38 % off the upload of 64 MiB by multipart POST, and 10 % off 1 GiB
+// (BENCHMARKS.md §7): reading a multipart body costs as much as hashing
+// it, and each now overlaps the other.
+func copyFile(dst io.Writer, src io.Reader, limit int64, buf []byte, first func(head []byte) error) (n int64, err error) {
+	var (
+		writing sync.WaitGroup
+		chunk   []byte // being written
+		werr    error  // of the write of chunk, read after writing.Wait
+		wpanic  any    // likewise
+		failed  atomic.Bool
+	)
+	write := func() { // made once, so that go write() allocates nothing
+		defer writing.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				wpanic = p
+				failed.Store(true)
+			}
+		}()
+		if _, werr = dst.Write(chunk); werr != nil {
+			failed.Store(true)
+		}
+	}
+	// wait waits for the write in flight and returns its error, if any,
+	// before err.
+	wait := func(err error) error {
+		writing.Wait()
+		if wpanic != nil {
+			panic(wpanic)
+		}
+		if werr != nil {
+			return werr
+		}
+		return err
+	}
+	defer writing.Wait()
+	half := len(buf) / 2
+	cur, next := buf[:half], buf[half:]
+	for {
+		atLeast := 1
+		if first != nil {
+			atLeast = content.SniffLen
+		}
+		m, rerr := fill(src, cur[:min(int64(len(cur)), limit-n+1)], atLeast, &failed)
+		if int64(m) > limit-n {
+			return n, wait(errOversize)
+		}
+		n += int64(m)
+		if rerr != nil && rerr != io.EOF {
+			return n, wait(fmt.Errorf("%w: %w", errRead, rerr))
+		}
+		if err := wait(nil); err != nil {
+			return n, err
+		}
+		if first != nil {
+			if rerr == io.EOF && n < limit {
+				return n, nil // short: the caller's to say
+			}
+			if err := first(cur[:min(m, content.SniffLen)]); err != nil {
+				return n, err
+			}
+			first = nil
+		}
+		if m > 0 {
+			chunk = cur[:m]
+			writing.Add(1)
+			go write()
+		}
+		if rerr == io.EOF {
+			return n, wait(nil)
+		}
+		cur, next = next, cur
+	}
+}
+
+// flushAfter is how long copyFile waits for a half to fill before it
+// writes what it has: a store that streams to a server with an idle
+// timeout (S3's is some 20 s) keeps getting bytes from a slow sender, and
+// an upload page's progress keeps moving.
+const flushAfter = 250 * time.Millisecond
+
+// fill reads from r into b until b is full or r fails (io.EOF included),
+// or, once it has atLeast bytes, when flushAfter has passed since it
+// started. It stops before its next read once stop is set.
+func fill(r io.Reader, b []byte, atLeast int, stop *atomic.Bool) (n int, err error) {
+	start := time.Now()
+	for n < len(b) && err == nil && !stop.Load() {
+		if n >= atLeast && time.Since(start) >= flushAfter {
+			break
+		}
+		var m int
+		m, err = r.Read(b[n:])
+		n += m
+	}
 	return n, err
-}
-
-// httpInternal is the refusal of a failure of the server's own in an
-// HTTP request to where (see logInternal): internal, or canceled when the
-// client went away.
-func (c *config) httpInternal(r *http.Request, where, step string, err error) *refusal {
-	if !logInternal(c.ErrorLog, r.Context(), where, step, err) {
-		return refuseCanceled
-	}
-	return refuseInternal
-}
-
-// logInternal logs a failure of the server's own (a store's, a signer's)
-// at where ("upload", "files/authorizeUpload", …) and step, and reports
-// whether it was one: a failure that comes after the request's context
-// ended is the client's going away, not the server's, and is not logged.
-// Every path answers a failure it reports with its own "internal error",
-// never with err's text.
-func logInternal(l *log.Logger, ctx context.Context, where, step string, err error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	l.Printf("transfer: %s: %s: %v", where, step, err)
-	return true
 }

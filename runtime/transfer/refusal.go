@@ -1,7 +1,14 @@
 package transfer
 
+// How the HTTP endpoints refuse a request, and how every path, HTTP or
+// JSON-RPC, answers a failure of the server's own.
+
 import (
+	"context"
+	"log"
 	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // The refusals of the HTTP endpoints (upload, download, upload pages), in
@@ -61,4 +68,35 @@ func (r *refusal) write(w http.ResponseWriter) {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
 	writeJSON(w, r.status, refusalBody{Error: r.text, Reason: r.code})
+}
+
+// httpInternal is the refusal of a failure of the server's own in an
+// HTTP request to where (see logInternal): internal, or canceled when the
+// client went away.
+func (c *config) httpInternal(r *http.Request, where, step string, err error) *refusal {
+	if !logInternal(c.ErrorLog, r.Context(), where, step, err) {
+		return refuseCanceled
+	}
+	return refuseInternal
+}
+
+// logInternal logs a failure of the server's own (a store's, a signer's)
+// at where ("upload", "files/authorizeUpload", …) and step, and reports
+// whether it was one: a failure that comes after the request's context
+// ended is the client's going away, not the server's, and is not logged.
+// Every path answers a failure it reports with its own "internal error",
+// never with err's text.
+func logInternal(l *log.Logger, ctx context.Context, where, step string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	l.Printf("transfer: %s: %s: %v", where, step, err)
+	return true
+}
+
+// internal is the JSON-RPC error of a failure of the server's own in
+// method, logged (see logInternal).
+func (c *config) internal(ctx context.Context, method, step string, err error) error {
+	logInternal(c.ErrorLog, ctx, method, step, err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
 }
