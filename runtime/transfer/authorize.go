@@ -20,9 +20,13 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/internal/text"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
+
+// shortLen is how many bytes of a rejected value an error quotes.
+const shortLen = 12
 
 // defaultMediaType is the media type of an upload that declares none.
 const defaultMediaType = "application/octet-stream"
@@ -52,13 +56,13 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	}
 	mt, params, ok := parseMediaType(declared)
 	if !ok {
-		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype without wildcards, such as application/pdf, with parameters of printable ASCII, at most %d bytes in all)", quoteShort(declared), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype without wildcards, such as application/pdf, with parameters of printable ASCII, at most %d bytes in all)", text.Quote(declared, shortLen), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
 	}
 	var sum []byte
 	if p.Digest != nil {
 		s, err := p.Digest.SHA256()
 		if err != nil {
-			return nil, InvalidFileError("files/authorizeUpload: "+strings.TrimPrefix(err.Error(), "transfer: "), ErrorData{Reason: ReasonMalformed})
+			return nil, InvalidFileError("files/authorizeUpload: "+strings.TrimPrefix(err.Error(), "wire: "), ErrorData{Reason: ReasonMalformed})
 		}
 		sum = s[:]
 	}
@@ -139,7 +143,7 @@ func parseMediaType(declared string) (mt string, params map[string]string, ok bo
 	if f == "" || len(f) > token.MaxMediaTypeLen { // "": a parameter it cannot write, such as one without a name
 		return "", nil, false
 	}
-	if !printableASCII(f) {
+	if !text.PrintableASCII(f) {
 		return "", nil, false
 	}
 	return mt, params, true
@@ -182,7 +186,7 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 	case !anyField:
 		return InvalidFileError("files/authorizeUpload: this server has no argument that takes uploaded files", ErrorData{Reason: ReasonMimeTypeNotAccepted, MimeType: mt})
 	case limit < 0:
-		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not accepted: allowed are %s", quoteShort(mt), strings.Join(accept, ", ")),
+		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not accepted: allowed are %s", text.Quote(mt, shortLen), strings.Join(accept, ", ")),
 			ErrorData{Reason: ReasonMimeTypeNotAccepted, MimeType: mt, Accept: accept})
 	case size > limit:
 		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: size %d exceeds maxSize %d for %s", size, limit, mt),

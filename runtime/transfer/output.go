@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/internal/text"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -61,7 +62,7 @@ func Save(ctx context.Context, out Output) (FileValue, error) {
 		mt = defaultMediaType
 	}
 	if t, params, ok := parseMediaType(mt); !ok {
-		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype without wildcards, of at most %d bytes of printable ASCII", quoteShort(mt), token.MaxMediaTypeLen)
+		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype without wildcards, of at most %d bytes of printable ASCII", text.Quote(mt, shortLen), token.MaxMediaTypeLen)
 	} else {
 		mt = formatMediaType(t, params)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/transfer/internal/text"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -89,7 +90,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		}
 	}
 	accept := strings.Join(d.Accept, ",")
-	if len(accept) > token.MaxMediaTypeLen || !printableASCII(accept) {
+	if len(accept) > token.MaxMediaTypeLen || !text.PrintableASCII(accept) {
 		return hook.Page{}, fmt.Errorf("the accept list %q cannot go on an upload page (at most %d bytes of printable ASCII)", accept, token.MaxMediaTypeLen)
 	}
 	total := d.Limit(runtime.DefaultMaxSize)
@@ -104,7 +105,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's owner: %w", err)
 	}
-	sealedMessage, err := c.Keys.Seal(cutUTF8(strings.ToValidUTF8(message, "\uFFFD"), maxPageMessage))
+	sealedMessage, err := c.Keys.Seal(text.Cut(strings.ToValidUTF8(message, "\uFFFD"), maxPageMessage))
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's message: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
+	"github.com/mcpfile/mcpfile/runtime/transfer/internal/text"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -200,7 +201,7 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 		store: c.Store, id: claims.FileID, head: head, body: body, bufs: c.bufs,
 		meta: store.Meta{
 			Size: store.SizeUnknown, MaxSize: claims.Size, MediaType: mt,
-			Name: cutUTF8(runtime.SanitizeName(name), token.MaxNameLen), Owner: claims.Owner, Expires: expires,
+			Name: text.Cut(runtime.SanitizeName(name), token.MaxNameLen), Owner: claims.Owner, Expires: expires,
 		},
 	}
 	if p != nil {

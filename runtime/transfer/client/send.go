@@ -23,7 +23,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // Timeouts of the default HTTP client (see [Options.HTTPClient]).
@@ -73,13 +73,13 @@ type sent struct {
 // A receipt is the JSON body of a 2xx answer, as this project's endpoint
 // writes it: {"size": …, "digest": {…}}. Both members may be absent.
 type receipt struct {
-	Size   *int64               `json:"size"`
-	Digest *transfer.FileDigest `json:"digest"`
+	Size   *int64           `json:"size"`
+	Digest *wire.FileDigest `json:"digest"`
 }
 
 // send uploads the size bytes of body as descriptor d (whose URL is u)
 // says, and returns what the endpoint took.
-func send(ctx context.Context, hc *http.Client, d transfer.FileTransferDescriptor, u *url.URL, decl *declaration, body io.Reader) (*sent, error) {
+func send(ctx context.Context, hc *http.Client, d wire.FileTransferDescriptor, u *url.URL, decl *declaration, body io.Reader) (*sent, error) {
 	sr := &sendReader{r: body, left: decl.size, size: decl.size, h: sha256.New(), want: decl.sum}
 	defer sr.stop() // once send returns, Body is not read again
 
@@ -156,7 +156,7 @@ func send(ctx context.Context, hc *http.Client, d transfer.FileTransferDescripto
 // fields in name order, then the file part, named m.FileField, with the
 // declared file name and media type. Every field precedes the file, as
 // the upload endpoint requires of the token.
-func envelope(m *transfer.Multipart, d *declaration) (head, tail []byte, contentType string, err error) {
+func envelope(m *wire.Multipart, d *declaration) (head, tail []byte, contentType string, err error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
@@ -214,7 +214,7 @@ var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Authorization", "Prox
 // ours, with its boundary; the descriptor's may only say
 // multipart/form-data. For a raw body it is the descriptor's, or else the
 // declared media type.
-func requestHeaders(d transfer.FileTransferDescriptor, u *url.URL, length int64, contentType string) (http.Header, error) {
+func requestHeaders(d wire.FileTransferDescriptor, u *url.URL, length int64, contentType string) (http.Header, error) {
 	h := make(http.Header, len(d.Headers)+1)
 	for k, v := range d.Headers {
 		ck := http.CanonicalHeaderKey(k)
@@ -343,7 +343,7 @@ const minSecretLen = 8
 
 // secrets returns the values of descriptor d that may be capabilities:
 // its form fields, its header values, its URL's path and query values.
-func secrets(d transfer.FileTransferDescriptor) []string {
+func secrets(d wire.FileTransferDescriptor) []string {
 	var out []string
 	add := func(s string) {
 		if len(s) >= minSecretLen {
