@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -357,5 +358,56 @@ func TestGeneratedOutputSchema(t *testing.T) {
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &out); err != nil || !strings.HasPrefix(out.Report.URI, "mcp-file://") || *out.Report.Size != int64(len(report)) || out.Lines != 2 {
 		t.Errorf("structuredContent %s: %v", b, err)
+	}
+}
+
+// TestDownloadExpiresAtTruncated: the download descriptor's expiresAt is
+// the token's expiry, kept to the second, so the URL works until the time
+// the descriptor says.
+func TestDownloadExpiresAtTruncated(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now().Truncate(time.Second).Add(700 * time.Millisecond)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
+	h, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), Store: memstore.New(nil), PublicURL: "https://files.example.com/", Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type out struct {
+		Report transfer.FileValue `json:"report"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "export"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, out, error) {
+		v, err := transfer.Save(ctx, transfer.Output{Name: "r.txt", Data: []byte("report")})
+		return nil, out{v}, err
+	})
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	enableFiles(t, c)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := c.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "export", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("export: %v %v", err, res)
+	}
+	uri := res.StructuredContent.(map[string]any)["report"].(map[string]any)["uri"].(string)
+	d, err := authorizeDownload(t.Context(), cs, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = d.Download.ExpiresAt.Add(-100 * time.Millisecond) // before the advertised expiry
+	mu.Unlock()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", d.Download.URL, nil))
+	if w.Code != http.StatusOK {
+		t.Errorf("GET 100ms before the descriptor's expiresAt %s: %d %s, want 200", d.Download.ExpiresAt.Format(time.RFC3339Nano), w.Code, w.Body)
 	}
 }

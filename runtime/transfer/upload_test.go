@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,12 +17,18 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
@@ -612,7 +619,7 @@ func TestUploadClientStopsMidway(t *testing.T) {
 
 func TestUploadConcurrent(t *testing.T) {
 	stores(t, func(t *testing.T, fx *fixture) {
-		before := runtime.NumGoroutine()
+		before := goruntime.NumGoroutine()
 		srv := httptest.NewServer(fx.handler)
 		client := srv.Client()
 		var wg sync.WaitGroup
@@ -658,7 +665,7 @@ func TestUploadConcurrent(t *testing.T) {
 		srv.Close()
 		var after int
 		for range 100 {
-			if after = runtime.NumGoroutine(); after <= before {
+			if after = goruntime.NumGoroutine(); after <= before {
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -834,5 +841,44 @@ func TestUploadMultipartCutAfterFile(t *testing.T) {
 	r.Header.Set("Content-Type", ct)
 	if w := serve(fx.handler, r); w.Code != http.StatusCreated {
 		t.Errorf("multipart body cut after the file's bytes: %d %s, want 201", w.Code, w.Body)
+	}
+}
+
+// TestUploadTokenReplayAfterSweep: with FileTTL shorter than
+// AuthorizationTTL, the file an upload token made outlives the token, so
+// that after a sweep the token is still spent (409) and its file URI
+// still names the bytes first uploaded, never other ones.
+func TestUploadTokenReplayAfterSweep(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().Unix())
+	now := func() time.Time { return time.Unix(clock.Load(), 0) }
+	st := memstore.New(&memstore.Options{Now: now})
+	s := uploadsServer(t, transfer.Options{Store: st, Now: now, FileTTL: time.Minute}) // AuthorizationTTL: the default hour
+	runtime.AddTool(s, &mcp.Tool{Name: "blob"}, readAll[testtypes.BigArgs](func(in testtypes.BigArgs) runtime.File { return in.Blob }))
+	cs := inMemory(t, s, nil, "")
+
+	first, second := []byte("the bytes the user meant"), []byte("other bytes, same length")
+	n := int64(len(first))
+	res, err := authorize(t.Context(), cs, &transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: &n}) // no digest
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := send(t, res.Upload, first); code != http.StatusCreated {
+		t.Fatalf("upload: %d", code)
+	}
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	if out := mcptest.Text(t, mcptest.Call(t, cs, "blob", map[string]any{"blob": res.File.URI})); !strings.Contains(out, sum(first)) {
+		t.Fatalf("first call: %q", out)
+	}
+
+	clock.Add(120) // the file expires; the upload token (1 h) and the file URI (1 h + 1 min) do not
+	if _, err := st.Sweep(t.Context(), now()); err != nil {
+		t.Fatal(err)
+	}
+	if code := send(t, res.Upload, second); code != http.StatusConflict {
+		t.Errorf("the same upload token again, after the sweep: %d, want 409 (the token is single use)", code)
+	}
+	if out := mcptest.Text(t, mcptest.Call(t, cs, "blob", map[string]any{"blob": res.File.URI})); strings.Contains(out, sum(second)) {
+		t.Errorf("the same file URI now resolves to other bytes: %q", out)
 	}
 }
