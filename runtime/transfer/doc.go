@@ -126,7 +126,7 @@
 // replica that holds the same keys checks them; single use comes from the
 // store's create-if-absent commit, not from a shared database. Replicas
 // share a store: a directory on shared disk (package diskstore), or object
-// storage (the S3 store, its own module under runtime/transfer/s3store).
+// storage (the S3 store, its own module under runtime/transfer/store/s3store).
 // Uploaded files expire after [Options.FileTTL]; a sweeper deletes them,
 // and a restart loses no completed upload.
 package transfer
