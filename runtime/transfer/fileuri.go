@@ -61,12 +61,9 @@ func (e *lookupError) text(w *uriWording) string {
 // host, and returns what it names.
 func (c *config) checkFileURI(uri, owner string) (token.FileRef, *lookupError) {
 	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
-	var te *token.Error
 	switch {
-	case errors.Is(err, token.ErrMalformed) && errors.As(err, &te):
-		return ref, &lookupError{problem: uriMalformed, detail: te.Reason}
 	case errors.Is(err, token.ErrMalformed):
-		return ref, &lookupError{problem: uriMalformed, detail: "not a file URI"}
+		return ref, malformedURI(err)
 	case errors.Is(err, token.ErrExpired):
 		return ref, &lookupError{problem: uriExpired}
 	case err != nil: // unknown key, bad signature
@@ -75,6 +72,17 @@ func (c *config) checkFileURI(uri, owner string) (token.FileRef, *lookupError) {
 		return ref, &lookupError{problem: uriForeign}
 	}
 	return ref, nil
+}
+
+// malformedURI is the lookupError of a URI that ParseFileURI found
+// malformed, err: out of checkFileURI, so that its errors.As target is
+// allocated on this path only.
+func malformedURI(err error) *lookupError {
+	var te *token.Error
+	if errors.As(err, &te) {
+		return &lookupError{problem: uriMalformed, detail: te.Reason}
+	}
+	return &lookupError{problem: uriMalformed, detail: "not a file URI"}
 }
 
 // lookup checks uri for owner (checkFileURI) and returns what it names
