@@ -54,7 +54,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 		refuseNotFound.write(w)
 		return
 	case err != nil:
-		c.httpInternal(r, "download", "store stat", err).write(w)
+		httpInternal(c.ErrorLog, r, "download", "store stat", err).write(w)
 		return
 	case m.Owner != cl.Owner || m.Size != cl.Size || string(m.SHA256[:]) != string(cl.SHA256):
 		refuseNotFound.write(w) // the ID holds another file than the one the token was issued for
@@ -66,7 +66,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 		refuseNotFound.write(w)
 		return
 	case err != nil:
-		c.httpInternal(r, "download", "store open", err).write(w)
+		httpInternal(c.ErrorLog, r, "download", "store open", err).write(w)
 		return
 	}
 	defer rd.Close()

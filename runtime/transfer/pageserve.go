@@ -49,7 +49,7 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 		c.pageProblem(w, r, pageUsed, "")
 		return
 	case !errors.Is(err, store.ErrNotFound):
-		c.pageProblem(w, r, c.httpInternal(r, "upload page", "store stat", err).says("The server could not show this page. Try again later."), "")
+		c.pageProblem(w, r, httpInternal(c.ErrorLog, r, "upload page", "store stat", err).says("The server could not show this page. Try again later."), "")
 		return
 	}
 	accept := splitAccept(claims.MediaType)
@@ -234,9 +234,11 @@ func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *refusal {
 	return refuseIncomplete.says("The upload broke off before the whole file arrived. Go back to the application that asked for the file.")
 }
 
+// pageInternal answers a failure of the server's own in a page's post, in
+// the page's words (see httpInternal).
 func (c *config) pageInternal(r *http.Request, step string, err error) *refusal {
-	if !logInternal(c.ErrorLog, r.Context(), "upload page", step, err) {
-		return refuseCanceled.says("The upload was canceled.")
+	if rf := httpInternal(c.ErrorLog, r, "upload page", step, err); rf.code == ReasonCanceled {
+		return rf.says("The upload was canceled.")
 	}
 	return refuseInternal.says("The server failed to store the file. Try again later.")
 }

@@ -71,10 +71,10 @@ func (r *refusal) write(w http.ResponseWriter) {
 }
 
 // httpInternal is the refusal of a failure of the server's own in an
-// HTTP request to where (see logInternal): internal, or canceled when the
-// client went away.
-func (c *config) httpInternal(r *http.Request, where, step string, err error) *refusal {
-	if !logInternal(c.ErrorLog, r.Context(), where, step, err) {
+// HTTP request to where, logged to l (see logInternal): internal, or
+// canceled when the client went away.
+func httpInternal(l *log.Logger, r *http.Request, where, step string, err error) *refusal {
+	if !logInternal(l, r.Context(), where, step, err) {
 		return refuseCanceled
 	}
 	return refuseInternal

@@ -149,7 +149,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	// 6. Quota: what the owner holds, and this file, within the limit.
 	switch used, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
 	case err != nil:
-		return h.internal(r, "store usage", err)
+		return httpInternal(h.o.ErrorLog, r, "upload", "store usage", err)
 	case !ok:
 		return refuseQuota.says(fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.quota.limit))
 	}
@@ -186,7 +186,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	case errors.Is(err, store.ErrDigest):
 		return refuseDigest
 	case err != nil: // a *storeFailure
-		return h.internal(r, "ingest", err)
+		return httpInternal(h.o.ErrorLog, r, "upload", "ingest", err)
 	}
 
 	// 10. Created: the size and digest of what the file URI now resolves to.
@@ -194,7 +194,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	if sum == nil {
 		m, err := h.o.Store.Stat(ctx, c.FileID)
 		if err != nil {
-			return h.internal(r, "store stat", err)
+			return httpInternal(h.o.ErrorLog, r, "upload", "store stat", err)
 		}
 		sum = m.SHA256[:]
 	}
@@ -210,15 +210,6 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 type uploadResult struct {
 	Size   int64      `json:"size"`
 	Digest FileDigest `json:"digest"`
-}
-
-// internal answers a failure of the store: 500, logged, unless the client
-// has gone away, which is no failure of the server's.
-func (h *uploadHandler) internal(r *http.Request, step string, err error) *refusal {
-	if !logInternal(h.o.ErrorLog, r.Context(), "upload", step, err) {
-		return refuseCanceled
-	}
-	return refuseInternal
 }
 
 // bearerToken returns the token of a PUT's Authorization header.
