@@ -125,9 +125,9 @@ func (in *ingest) run(ctx context.Context) (int64, error) {
 	defer in.bufs.put(buf)
 	n, err := copyFile(dst, in.body, limit-nh, buf, in.sniff)
 	n += nh
-	var mismatch *sniffError
+	_, mismatch := err.(*sniffError) // as the sniff returned it: no errors.As target to allocate
 	switch {
-	case errors.Is(err, errOversize), errors.Is(err, errRead), errors.As(err, &mismatch), errors.Is(err, store.ErrExists):
+	case errors.Is(err, errOversize), errors.Is(err, errRead), mismatch, errors.Is(err, store.ErrExists):
 		return n, err
 	case err != nil:
 		return n, &storeFailure{"write", err}

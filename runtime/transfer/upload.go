@@ -171,13 +171,13 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 		body: endAtCut{&idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}},
 	}
 	n, err := in.run(ctx)
-	var mismatch *sniffError
+	mismatch, _ := err.(*sniffError) // as ingest returns it: no errors.As target to allocate
 	switch {
 	case errors.Is(err, errOversize):
 		return refuseTooLarge.says(fmt.Sprintf("body is larger than the declared size %d", c.Size))
 	case errors.Is(err, errShort):
 		return refuseIncomplete.says(fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
-	case errors.As(err, &mismatch):
+	case mismatch != nil:
 		return refuseContent.says(fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
 	case errors.Is(err, errRead):
 		return refuseIncomplete.says(fmt.Sprintf("reading the body failed after %d bytes", n))
