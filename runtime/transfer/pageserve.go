@@ -184,9 +184,11 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if err != nil {
 		return 0, c.pageBrokeOff(p, r, int64(len(head)))
 	}
-	tooLarge := refuseTooLarge.says("The file is larger than the limit of " + humanSize(claims.Size) + ". Choose a smaller file.")
+	tooLarge := func() *refusal {
+		return refuseTooLarge.says("The file is larger than the limit of " + humanSize(claims.Size) + ". Choose a smaller file.")
+	}
 	if int64(len(head)) > claims.Size {
-		return 0, tooLarge
+		return 0, tooLarge()
 	}
 	mt, rf := pageMediaType(splitAccept(claims.MediaType), browser, head)
 	if rf != nil {
@@ -210,7 +212,7 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	n, err := in.run(ctx)
 	switch {
 	case errors.Is(err, errOversize):
-		return 0, tooLarge
+		return 0, tooLarge()
 	case errors.Is(err, errRead):
 		return 0, c.pageBrokeOff(p, r, n)
 	case errors.Is(err, store.ErrExists):
