@@ -27,7 +27,7 @@
 // -store is where uploaded files and exported reports go: a directory
 // (swept of expired files every 10 minutes), or by default a directory
 // under the system's temporary directory. s3://BUCKET is not linked into
-// this command; see the package doc of runtime/transfer/s3store.
+// this command; see the package doc of runtime/transfer/store/s3store.
 //
 // MCPFILE_TRANSFER_KEY is the key that signs upload tokens and file URIs,
 // 64 hex characters (32 bytes), or several separated by commas to rotate
@@ -157,7 +157,7 @@ func openStore(ctx context.Context, flagValue string, logger *log.Logger) (store
 	case flagValue == "":
 		return nil, nil
 	case strings.HasPrefix(flagValue, "s3://"):
-		return nil, fmt.Errorf("-store %q: S3 needs the separate module github.com/mcpfile/mcpfile/runtime/transfer/s3store, which this command does not link so that it needs no AWS SDK: build your server with s3store.New's store as transfer.Options.Store, as the package doc of runtime/transfer/s3store shows", flagValue)
+		return nil, fmt.Errorf("-store %q: S3 needs the separate module github.com/mcpfile/mcpfile/runtime/transfer/store/s3store, which this command does not link so that it needs no AWS SDK: build your server with s3store.New's store as transfer.Options.Store, as the package doc of runtime/transfer/store/s3store shows", flagValue)
 	case strings.Contains(flagValue, "://"):
 		return nil, fmt.Errorf("-store %q: want a directory (or s3://BUCKET, with the s3store module)", flagValue)
 	}

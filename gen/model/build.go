@@ -232,19 +232,25 @@ func (r *fileReach) wanted(st *types.Struct) bool {
 // FileValue is a file a tool returns (SEP-2631).
 const TransferPath = RuntimePath + "/transfer"
 
+// WirePath is the import path of the SEP-2631 wire types, where
+// transfer.FileValue, an alias, is declared.
+const WirePath = TransferPath + "/wire"
+
 // returnsFiles reports whether st is a tool's output with files in it: a
 // field of type transfer.FileValue, a pointer to one or a slice of them.
 // Its generated MCPSchema is then the tool's outputSchema.
 func returnsFiles(st *types.Struct) bool {
 	for i := range st.NumFields() {
-		t := st.Field(i).Type()
+		t := types.Unalias(st.Field(i).Type())
 		switch u := t.(type) {
 		case *types.Pointer:
 			t = u.Elem()
 		case *types.Slice:
 			t = u.Elem()
 		}
-		if n, ok := t.(*types.Named); ok && n.Obj().Name() == "FileValue" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == TransferPath {
+		// FileValue is declared in WirePath; a runtime before the wire
+		// package declared it in TransferPath.
+		if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Name() == "FileValue" && n.Obj().Pkg() != nil && (n.Obj().Pkg().Path() == WirePath || n.Obj().Pkg().Path() == TransferPath) {
 			return true
 		}
 	}

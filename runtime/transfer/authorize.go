@@ -1,5 +1,10 @@
 package transfer
 
+// The two methods of SEP-2631: files/authorizeUpload, which checks a
+// declared file and hands out its file URI and upload descriptor, and
+// files/authorizeDownload, which hands out a file's metadata and a
+// download descriptor.
+
 import (
 	"context"
 	"fmt"
@@ -15,14 +20,13 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
-// ReasonQuotaExceeded: the owner's uploaded files and this one would pass
-// the server's per-owner quota. MaxSize is the quota, ActualSize what the
-// owner would then hold.
-const ReasonQuotaExceeded = "quotaExceeded"
+// shortLen is how many bytes of a rejected value an error quotes.
+const shortLen = 12
 
 // defaultMediaType is the media type of an upload that declares none.
 const defaultMediaType = "application/octet-stream"
@@ -52,13 +56,13 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	}
 	mt, params, ok := parseMediaType(declared)
 	if !ok {
-		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype without wildcards, such as application/pdf, with parameters of printable ASCII, at most %d bytes in all)", quoteShort(declared), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not a media type (want type/subtype without wildcards, such as application/pdf, with parameters of printable ASCII, at most %d bytes in all)", text.Quote(declared, shortLen), token.MaxMediaTypeLen), ErrorData{Reason: ReasonMalformed})
 	}
 	var sum []byte
 	if p.Digest != nil {
 		s, err := p.Digest.SHA256()
 		if err != nil {
-			return nil, InvalidFileError("files/authorizeUpload: "+strings.TrimPrefix(err.Error(), "transfer: "), ErrorData{Reason: ReasonMalformed})
+			return nil, InvalidFileError("files/authorizeUpload: "+strings.TrimPrefix(err.Error(), "wire: "), ErrorData{Reason: ReasonMalformed})
 		}
 		sum = s[:]
 	}
@@ -73,17 +77,13 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	}
 
 	// The owner's quota.
-	if c.usage != nil {
-		used, err := c.usage.Usage(ctx, owner, c.Now())
-		if err != nil {
-			c.ErrorLog.Printf("transfer: authorizeUpload: store usage: %v", err)
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: the store failed"}
-		}
-		if used > c.Quota-size {
-			total := used + size
-			return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, c.Quota),
-				ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &c.Quota, ActualSize: &total})
-		}
+	switch used, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
+	case err != nil:
+		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)
+	case !ok:
+		total, limit := used+size, c.quota.limit
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, limit),
+			ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &limit, ActualSize: &total})
 	}
 
 	// The file URI, and the token that lets its bytes be uploaded once.
@@ -92,7 +92,7 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	id := token.NewFileID()
 	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: authExpires.Add(c.FileTTL)})
 	if err != nil {
-		return nil, c.internal("file URI", err)
+		return nil, c.internal(ctx, MethodAuthorizeUpload, "file URI", err)
 	}
 	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: owner, Size: size, SHA256: sum,
 		MediaType: formatMediaType(mt, params), Name: name, Expires: authExpires}
@@ -104,13 +104,13 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 		copy(meta.SHA256[:], sum)
 		sr, err := ps.PresignUpload(ctx, id, meta, authExpires)
 		if err != nil {
-			return nil, c.internal("presign", err)
+			return nil, c.internal(ctx, MethodAuthorizeUpload, "presign", err)
 		}
 		res.Upload = FileTransferDescriptor{Transport: TransportHTTPS, Method: sr.Method, URL: sr.URL, Headers: sr.Headers, ExpiresAt: authExpires.UTC()}
 	} else {
 		tok, err := c.Keys.Sign(claims)
 		if err != nil {
-			return nil, c.internal("token", err)
+			return nil, c.internal(ctx, MethodAuthorizeUpload, "token", err)
 		}
 		res.Upload = FileTransferDescriptor{
 			Transport: TransportHTTPS, Method: TransferPOST, URL: c.uploadURL,
@@ -143,10 +143,8 @@ func parseMediaType(declared string) (mt string, params map[string]string, ok bo
 	if f == "" || len(f) > token.MaxMediaTypeLen { // "": a parameter it cannot write, such as one without a name
 		return "", nil, false
 	}
-	for i := 0; i < len(f); i++ {
-		if f[i] < 0x20 || f[i] > 0x7e {
-			return "", nil, false
-		}
+	if !text.PrintableASCII(f) {
+		return "", nil, false
 	}
 	return mt, params, true
 }
@@ -158,12 +156,6 @@ func formatMediaType(mt string, params map[string]string) string {
 		return f
 	}
 	return mt
-}
-
-// internal is the JSON-RPC error of a failure of the server's own, logged.
-func (c *config) internal(step string, err error) error {
-	c.ErrorLog.Printf("transfer: authorizeUpload: %s: %v", step, err)
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: internal error"}
 }
 
 // checkUploadable checks that some upload-capable file field of schemas
@@ -194,11 +186,85 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 	case !anyField:
 		return InvalidFileError("files/authorizeUpload: this server has no argument that takes uploaded files", ErrorData{Reason: ReasonMimeTypeNotAccepted, MimeType: mt})
 	case limit < 0:
-		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not accepted: allowed are %s", quoteShort(mt), strings.Join(accept, ", ")),
+		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: mimeType %s is not accepted: allowed are %s", text.Quote(mt, shortLen), strings.Join(accept, ", ")),
 			ErrorData{Reason: ReasonMimeTypeNotAccepted, MimeType: mt, Accept: accept})
 	case size > limit:
 		return InvalidFileError(fmt.Sprintf("files/authorizeUpload: size %d exceeds maxSize %d for %s", size, limit, mt),
 			ErrorData{Reason: ReasonMaxSizeExceeded, MaxSize: &limit, ActualSize: &size})
 	}
 	return nil
+}
+
+// authorizeDownload serves files/authorizeDownload: the metadata of the
+// file a URI names, and a signed, expiring GET of its bytes.
+func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
+	}
+	_, extra := hook.ResolverFrom(ctx)
+	owner, err := c.owner(extra)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
+	}
+	ref, m, le := c.lookup(ctx, p.URI, owner)
+	if le != nil {
+		return nil, c.lookupRPC(ctx, le)
+	}
+	now := c.Now()
+	expires := now.Add(c.DownloadTTL)
+	if !m.Expires.IsZero() && m.Expires.Before(expires) {
+		expires = m.Expires
+	}
+	expires = expires.Truncate(time.Second) // as the token keeps it, and as expiresAt says
+	if expires.Sub(now) < time.Second {
+		return nil, c.lookupRPC(ctx, &lookupError{problem: uriExpired})
+	}
+	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
+	if ps, ok := c.Store.(store.DownloadPresigner); ok {
+		// Straight from the backend, with the endpoint's Content-Type and
+		// Content-Disposition (a backend cannot be told to send its other
+		// headers, nosniff and the sandboxing CSP).
+		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
+		if err != nil {
+			return nil, c.internal(ctx, MethodAuthorizeDownload, "presign", err)
+		}
+		d.Method, d.URL = sr.Method, sr.URL
+		if len(sr.Headers) > 0 {
+			d.Headers = sr.Headers
+		}
+	} else {
+		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
+			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
+		if err != nil {
+			return nil, c.internal(ctx, MethodAuthorizeDownload, "token", err)
+		}
+		d.URL = c.downloadURL + tok
+	}
+	return &AuthorizeDownloadResult{File: fileValue(p.URI, m), Download: d}, nil
+}
+
+// downloadWording is what files/authorizeDownload says of a uri that
+// names no file the caller may have.
+var downloadWording = uriWording{
+	uriMalformed:  "files/authorizeDownload: the uri is not a file URI this server issued; send the uri of a file output or of files/authorizeUpload, unchanged",
+	uriExpired:    "files/authorizeDownload: the uri has expired",
+	uriForged:     "files/authorizeDownload: the uri was not issued to this caller by this server, or was altered",
+	uriForeign:    "files/authorizeDownload: the uri was issued by another server",
+	uriMissing:    "files/authorizeDownload: the uri names no file: it was never uploaded, was deleted, or has expired",
+	uriOtherOwner: "files/authorizeDownload: the uri was not issued to this caller",
+}
+
+// lookupRPC is the JSON-RPC error of files/authorizeDownload for le.
+func (c *config) lookupRPC(ctx context.Context, le *lookupError) error {
+	if le.problem == uriStoreFailed {
+		return c.internal(ctx, MethodAuthorizeDownload, "store stat", le.err)
+	}
+	return InvalidFileError(le.text(&downloadWording), ErrorData{Reason: le.reason()})
+}
+
+// fileValue is the FileValue of the stored file m under uri.
+func fileValue(uri string, m store.Meta) FileValue {
+	size := m.Size
+	d := SHA256Digest(m.SHA256)
+	return FileValue{URI: uri, Name: m.Name, MimeType: m.MediaType, Size: &size, Digest: &d}
 }

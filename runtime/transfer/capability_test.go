@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -290,5 +291,60 @@ func TestFallbackBudget(t *testing.T) {
 	}
 	if want := "*mcp.EmbeddedResource,*mcp.TextContent,*mcp.ResourceLink,*mcp.TextContent,*mcp.ResourceLink"; strings.Join(kinds, ",") != want {
 		t.Errorf("content %v, want one file embedded (60 of the 100 bytes) and two linked", kinds)
+	}
+}
+
+// TestKeepFilesExperimentalNull: an initialize request whose capabilities
+// hold "files" and "experimental": null (valid, and taken by the SDK) is
+// rewritten, not a panic that would drop the connection (HTTP) or the
+// whole server (stdio).
+func TestKeepFilesExperimentalNull(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
+	ts := httptest.NewServer(transfer.KeepFilesCapability(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	defer ts.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"c","version":"1"},` +
+		`"capabilities":{"files":{"download":true},"experimental":null}}}`
+	r, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatalf("initialize with experimental: null through KeepFilesCapability: %v (the handler panicked)", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(b), `"result"`) {
+		t.Errorf("initialize: %d %s", res.StatusCode, b)
+	}
+}
+
+// chunking sends every POST body chunked, with no Content-Length, as
+// clients that stream their bodies do (and as HTTP/2 requests arrive when
+// the client sends no content-length).
+type chunking struct{ http.RoundTripper }
+
+func (c chunking) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost && r.Body != nil {
+		r = r.Clone(r.Context())
+		r.Body = io.NopCloser(r.Body)
+		r.ContentLength = -1
+		r.GetBody = nil
+	}
+	return c.RoundTripper.RoundTrip(r)
+}
+
+// TestKeepFilesChunked: a small initialize sent without Content-Length
+// (chunked, ContentLength -1) keeps its files capability too.
+func TestKeepFilesChunked(t *testing.T) {
+	s := exportServer(t, transfer.Options{})
+	ts := httptest.NewServer(transfer.KeepFilesCapability(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	defer ts.Close()
+	hc := &http.Client{Transport: chunking{http.DefaultTransport}}
+	d := &declaring{Transport: &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc}}
+	cs := clientOn(t, d, "2025-11-25")
+	cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "export", Arguments: map[string]any{"n": 10}})
+	types, _ := contentTypes(t, d.last(t, `"structuredContent"`))
+	if got := strings.Join(types, ","); got != "text,file" {
+		t.Errorf("chunked initialize through KeepFilesCapability: content types %s, want text,file", got)
 	}
 }

@@ -97,13 +97,36 @@
 // mounted behind the server's auth, also refuses a token issued to another
 // principal than the request's.
 //
+// # Refusals
+//
+// files/authorizeUpload and files/authorizeDownload refuse a file with the
+// JSON-RPC error -32602 and an [ErrorData], whose reason is one of the
+// Reason constants. The HTTP endpoints (upload, download, upload pages)
+// refuse with a status and the JSON body {"error": text, "reason": code}
+// (an upload page shows the text to a person instead, unless its script
+// asks for JSON): the code is one of the same constants, the same one
+// where the meaning is the same (maxSizeExceeded, quotaExceeded, expired,
+// unauthorized, notFound, malformed, mimeTypeNotAccepted,
+// digestMismatch), and stable, for programs; the text is for people and
+// may change. Neither ever holds a token or a byte of a file. A failure of
+// the server's own (its store, its keys) is logged to [Options.ErrorLog]
+// and answered as internal, with nothing of its cause.
+//
+// # The wire types
+//
+// The SEP's types ([FileValue], [FileTransferDescriptor], the params and
+// results of the two methods, [ErrorData]) are declared in package wire,
+// a leaf that the Go client (package client) imports without this one:
+// a program that only uploads and downloads links none of the server.
+// This package's names for them are aliases, the same types.
+//
 // # Replicas and storage
 //
 // Tokens and file URIs are stateless HMAC-SHA-256 signatures, so every
 // replica that holds the same keys checks them; single use comes from the
 // store's create-if-absent commit, not from a shared database. Replicas
 // share a store: a directory on shared disk (package diskstore), or object
-// storage (the S3 store, its own module under runtime/transfer/s3store).
+// storage (the S3 store, its own module under runtime/transfer/store/s3store).
 // Uploaded files expire after [Options.FileTTL]; a sweeper deletes them,
 // and a restart loses no completed upload.
 package transfer

@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -11,180 +10,63 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
-
-// DownloadPath is the path segment of the download endpoint under
-// [Options.PublicURL]: downloads are GETs of PublicURL + "download/<token>".
-const DownloadPath = "download"
-
-// DefaultDownloadTTL is how long a download descriptor from
-// files/authorizeDownload may be used.
-const DefaultDownloadTTL = 15 * time.Minute
-
-// authorizeDownload serves files/authorizeDownload: the metadata of the
-// file a URI names, and a signed, expiring GET of its bytes.
-func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
-	if p == nil || p.URI == "" {
-		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
-	}
-	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
-	}
-	ref, m, rerr := c.lookup(ctx, p.URI, owner)
-	if rerr != nil {
-		return nil, rerr.rpc("files/authorizeDownload")
-	}
-	now := c.Now()
-	expires := now.Add(c.DownloadTTL)
-	if !m.Expires.IsZero() && m.Expires.Before(expires) {
-		expires = m.Expires
-	}
-	expires = expires.Truncate(time.Second) // as the token keeps it, and as expiresAt says
-	if expires.Sub(now) < time.Second {
-		return nil, (&lookupError{reason: ReasonExpired, message: "has expired"}).rpc("files/authorizeDownload")
-	}
-	internal := func(step string, err error) error {
-		c.ErrorLog.Printf("transfer: authorizeDownload: %s: %v", step, err)
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: internal error"}
-	}
-	d := FileTransferDescriptor{Transport: TransportHTTPS, Method: TransferGET, ExpiresAt: expires.UTC()}
-	if ps, ok := c.Store.(store.DownloadPresigner); ok {
-		// Straight from the backend, with the endpoint's Content-Type and
-		// Content-Disposition (a backend cannot be told to send its other
-		// headers, nosniff and the sandboxing CSP).
-		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
-		if err != nil {
-			return nil, internal("presign", err)
-		}
-		d.Method, d.URL = sr.Method, sr.URL
-		if len(sr.Headers) > 0 {
-			d.Headers = sr.Headers
-		}
-	} else {
-		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
-			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
-		if err != nil {
-			return nil, internal("token", err)
-		}
-		d.URL = c.downloadURL + tok
-	}
-	return &AuthorizeDownloadResult{File: fileValue(p.URI, m), Download: d}, nil
-}
-
-// fileValue is the FileValue of the stored file m under uri.
-func fileValue(uri string, m store.Meta) FileValue {
-	size := m.Size
-	d := SHA256Digest(m.SHA256)
-	return FileValue{URI: uri, Name: m.Name, MimeType: m.MediaType, Size: &size, Digest: &d}
-}
-
-// A lookupError is why a file URI names no file the caller may have.
-type lookupError struct {
-	reason  string // ReasonMalformed, ReasonExpired, ReasonUnauthorized, ReasonNotFound
-	message string // for the caller: what is wrong, nothing of the URI
-	err     error  // a failure of the server's own, when not nil
-}
-
-func (e *lookupError) rpc(method string) error {
-	if e.err != nil {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
-	}
-	return InvalidFileError(method+": the uri "+e.message, ErrorData{Reason: e.reason})
-}
-
-// lookup checks uri for owner and returns what it names and the stored
-// file's metadata.
-func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, store.Meta, *lookupError) {
-	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
-	switch {
-	case errors.Is(err, token.ErrMalformed):
-		var te *token.Error
-		errors.As(err, &te)
-		return ref, store.Meta{}, &lookupError{reason: ReasonMalformed, message: "is malformed (" + te.Reason + ")"}
-	case errors.Is(err, token.ErrExpired):
-		return ref, store.Meta{}, &lookupError{reason: ReasonExpired, message: "has expired"}
-	case err != nil:
-		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was not issued to this caller by this server, or was altered"}
-	case ref.Host != c.Host:
-		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was issued by another server"}
-	}
-	m, err := c.Store.Stat(ctx, ref.FileID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return ref, store.Meta{}, &lookupError{reason: ReasonNotFound, message: "names no file: it was never uploaded, was deleted, or has expired"}
-	case err != nil:
-		c.ErrorLog.Printf("transfer: store stat: %v", err)
-		return ref, store.Meta{}, &lookupError{err: err}
-	case m.Owner != ref.Owner:
-		return ref, store.Meta{}, &lookupError{reason: ReasonUnauthorized, message: "was not issued to this caller"}
-	}
-	return ref, m, nil
-}
 
 // serveDownload is the download endpoint: a GET (or HEAD) of
 // …/download/<token>, with a single Range at a time (a request for several
 // ranges gets the whole file), that never redirects.
 //
-//	200, 206  the bytes (or the ranges asked for)
-//	400       malformed token
-//	403       token of an unknown key, altered, for another purpose, expired,
-//	          or of another owner than the request's principal
-//	404       the file is gone (deleted, expired) or is not the one the
-//	          token was issued for
-//	405       another method than GET or HEAD
-//	416       a range outside the file
+//	200, 206                the bytes (or the ranges asked for)
+//	400  malformed          malformed token
+//	403  unauthorized       token of an unknown key, altered, for another purpose,
+//	                        or of another owner than the request's principal
+//	403  expired            expired token
+//	404  notFound           the file is gone (deleted, expired) or is not the one
+//	                        the token was issued for
+//	405  methodNotAllowed   another method than GET or HEAD
+//	416                     a range outside the file (http.ServeContent's answer)
+//	500  internal           the store failed (logged)
+//
+// A refusal has the JSON body {"error": text, "reason": code}, as the
+// upload endpoint's.
 func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok string) {
 	h := w.Header()
 	h.Set("Cache-Control", "private, no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method)})
+		refuseMethod.says(fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method)).write(w)
 		return
 	}
-	cl, err := c.Keys.Verify(tok, token.PurposeDownload, c.Now())
-	switch {
-	case errors.Is(err, token.ErrMalformed):
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	case err != nil:
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
+	cl, rf := verifyToken(c.Keys, tok, token.PurposeDownload, c.Now())
+	if rf == nil {
+		rf = checkOwner(c.httpOwner, r, cl.Owner)
+	}
+	if rf != nil {
+		rf.write(w)
 		return
 	}
-	if p, ok := c.httpOwner(r); ok && p != cl.Owner {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": "token was issued to another owner"})
-		return
-	}
-	gone := func() { writeJSON(w, http.StatusNotFound, map[string]string{"error": "the file is gone"}) }
 	m, err := c.Store.Stat(r.Context(), cl.FileID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		gone()
+		refuseNotFound.write(w)
 		return
 	case err != nil:
-		c.ErrorLog.Printf("transfer: download: store stat: %v", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+		httpInternal(c.ErrorLog, r, "download", "store stat", err).write(w)
 		return
 	case m.Owner != cl.Owner || m.Size != cl.Size || string(m.SHA256[:]) != string(cl.SHA256):
-		gone() // the ID holds another file than the one the token was issued for
+		refuseNotFound.write(w) // the ID holds another file than the one the token was issued for
 		return
 	}
 	rd, err := c.Store.Open(r.Context(), cl.FileID)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			gone()
-			return
-		}
-		c.ErrorLog.Printf("transfer: download: store open: %v", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal error"})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		refuseNotFound.write(w)
+		return
+	case err != nil:
+		httpInternal(c.ErrorLog, r, "download", "store open", err).write(w)
 		return
 	}
 	defer rd.Close()

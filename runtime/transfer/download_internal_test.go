@@ -1,6 +1,11 @@
 package transfer
 
-import "testing"
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestContentDisposition(t *testing.T) {
 	tests := []struct{ name, want string }{
@@ -17,4 +22,63 @@ func TestContentDisposition(t *testing.T) {
 			t.Errorf("contentDisposition(%q)\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
+}
+
+// FuzzContentDisposition: contentDisposition never panics; its value is
+// printable ASCII with a filename parameter whose quoted string holds no
+// quote or backslash, and for a valid UTF-8 name, filename* (or filename,
+// when the name is that ASCII) decodes back to the name.
+func FuzzContentDisposition(f *testing.F) {
+	for _, s := range []string{"", "report.pdf", `Q3 "final".txt`, "résumé.pdf", "a/b\\c\r\nd.txt",
+		"evil\u202efdp.exe", "bad\xffutf8", "100%.txt", "a;b=c", "\x7f", "日本語", "filename*=x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		v := contentDisposition(name)
+		for i := 0; i < len(v); i++ {
+			if v[i] < 0x20 || v[i] > 0x7e {
+				t.Fatalf("contentDisposition(%q) = %q: byte %#x at %d is not printable ASCII", name, v, v[i], i)
+			}
+		}
+		if name == "" || !utf8.ValidString(name) {
+			if v != "attachment" {
+				t.Fatalf("contentDisposition(%q) = %q, want attachment", name, v)
+			}
+			return
+		}
+		rest, ok := strings.CutPrefix(v, `attachment; filename="`)
+		if !ok {
+			t.Fatalf("contentDisposition(%q) = %q: no filename parameter", name, v)
+		}
+		fallback, ext, ok := strings.Cut(rest, `"`)
+		if !ok {
+			t.Fatalf("contentDisposition(%q) = %q: unterminated filename", name, v)
+		}
+		if strings.ContainsAny(fallback, `\`) {
+			t.Fatalf("contentDisposition(%q) = %q: backslash in filename", name, v)
+		}
+		if n := utf8.RuneCountInString(name); len(fallback) != n {
+			t.Fatalf("contentDisposition(%q) = %q: fallback of %d characters, want %d", name, v, len(fallback), n)
+		}
+		if ext == "" {
+			if fallback != name {
+				t.Fatalf("contentDisposition(%q) = %q: no filename* and the fallback is not the name", name, v)
+			}
+			return
+		}
+		enc, ok := strings.CutPrefix(ext, "; filename*=UTF-8''")
+		if !ok {
+			t.Fatalf("contentDisposition(%q) = %q: want filename*=UTF-8'' after filename", name, v)
+		}
+		for i := 0; i < len(enc); i++ {
+			c := enc[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~%", c) >= 0) {
+				t.Fatalf("contentDisposition(%q) = %q: %q is not an attr-char", name, v, c)
+			}
+		}
+		dec, err := url.PathUnescape(enc)
+		if err != nil || dec != name {
+			t.Fatalf("contentDisposition(%q) = %q: filename* decodes to %q (%v)", name, v, dec, err)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,6 +128,13 @@ func get(t *testing.T, hc *http.Client, method, url string, hdr map[string]strin
 	return res.StatusCode, res.Header, b
 }
 
+// reasonOf is the machine code of a refusal's JSON body, its "reason".
+func reasonOf(body []byte) string {
+	var v struct{ Reason string }
+	json.Unmarshal(body, &v)
+	return v.Reason
+}
+
 // TestOutputAndDownload: a tool saves a file for its caller; the caller
 // authorizes its download and gets the bytes, whole or by range, with
 // their digest; another user can neither authorize nor use it.
@@ -181,8 +189,8 @@ func TestOutputAndDownload(t *testing.T) {
 	if code, _, body := get(t, alice, "HEAD", d.Download.URL, nil); code != 200 || len(body) != 0 {
 		t.Errorf("HEAD: %d with %d bytes", code, len(body))
 	}
-	if code, _, _ := get(t, alice, "POST", d.Download.URL, nil); code != http.StatusMethodNotAllowed {
-		t.Errorf("POST: %d, want 405", code)
+	if code, _, body := get(t, alice, "POST", d.Download.URL, nil); code != http.StatusMethodNotAllowed || reasonOf(body) != transfer.ReasonMethodNotAllowed {
+		t.Errorf("POST: %d %s, want 405 methodNotAllowed", code, body)
 	}
 
 	// Bob: no authorization for alice's file, no use of her download URL or her file URI.
@@ -190,8 +198,8 @@ func TestOutputAndDownload(t *testing.T) {
 	if dd, ok := transfer.ErrorDataOf(err); !ok || dd.Reason != transfer.ReasonUnauthorized {
 		t.Errorf("bob's authorizeDownload = %v, want -32602 unauthorized", err)
 	}
-	if code, _, _ := get(t, bob, "GET", d.Download.URL, nil); code != http.StatusForbidden {
-		t.Errorf("bob's download with alice's URL: %d, want 403", code)
+	if code, _, body := get(t, bob, "GET", d.Download.URL, nil); code != http.StatusForbidden || reasonOf(body) != transfer.ReasonUnauthorized {
+		t.Errorf("bob's download with alice's URL: %d %s, want 403 unauthorized", code, body)
 	}
 	res = mcptest.Call(t, bobMCP, "analyze", map[string]any{"document": v.URI})
 	if got := mcptest.Text(t, res); !res.IsError || !strings.Contains(got, "is not a usable file URI: this server did not issue it to this caller") {
@@ -209,8 +217,8 @@ func TestOutputAndDownload(t *testing.T) {
 			t.Errorf("GET altered token: %d %s", code, body)
 		}
 	}
-	if code, _, _ := get(t, alice, "GET", s.url+"/files/elsewhere", nil); code != http.StatusNotFound {
-		t.Errorf("GET of another path: %d, want 404", code)
+	if code, _, body := get(t, alice, "GET", s.url+"/files/elsewhere", nil); code != http.StatusNotFound || reasonOf(body) != transfer.ReasonNotFound {
+		t.Errorf("GET of another path: %d %s, want 404 notFound", code, body)
 	}
 	// Revoked: the file deleted, the download URL finds nothing.
 	parts := strings.Split(strings.TrimPrefix(v.URI, "mcp-file://"), "/")
@@ -218,8 +226,8 @@ func TestOutputAndDownload(t *testing.T) {
 	if err := s.store.Delete(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, _ := get(t, alice, "GET", d.Download.URL, nil); code != http.StatusNotFound {
-		t.Errorf("download after the file was deleted: %d, want 404", code)
+	if code, _, body := get(t, alice, "GET", d.Download.URL, nil); code != http.StatusNotFound || reasonOf(body) != transfer.ReasonNotFound {
+		t.Errorf("download after the file was deleted: %d %s, want 404 notFound", code, body)
 	}
 	_, err = authorizeDownload(t.Context(), aliceMCP, v.URI)
 	if dd, ok := transfer.ErrorDataOf(err); !ok || dd.Reason != transfer.ReasonNotFound {
@@ -349,5 +357,56 @@ func TestGeneratedOutputSchema(t *testing.T) {
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &out); err != nil || !strings.HasPrefix(out.Report.URI, "mcp-file://") || *out.Report.Size != int64(len(report)) || out.Lines != 2 {
 		t.Errorf("structuredContent %s: %v", b, err)
+	}
+}
+
+// TestDownloadExpiresAtTruncated: the download descriptor's expiresAt is
+// the token's expiry, kept to the second, so the URL works until the time
+// the descriptor says.
+func TestDownloadExpiresAtTruncated(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now().Truncate(time.Second).Add(700 * time.Millisecond)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
+	h, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), Store: memstore.New(nil), PublicURL: "https://files.example.com/", Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type out struct {
+		Report transfer.FileValue `json:"report"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "export"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, out, error) {
+		v, err := transfer.Save(ctx, transfer.Output{Name: "r.txt", Data: []byte("report")})
+		return nil, out{v}, err
+	})
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	enableFiles(t, c)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := c.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "export", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("export: %v %v", err, res)
+	}
+	uri := res.StructuredContent.(map[string]any)["report"].(map[string]any)["uri"].(string)
+	d, err := authorizeDownload(t.Context(), cs, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = d.Download.ExpiresAt.Add(-100 * time.Millisecond) // before the advertised expiry
+	mu.Unlock()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", d.Download.URL, nil))
+	if w.Code != http.StatusOK {
+		t.Errorf("GET 100ms before the descriptor's expiresAt %s: %d %s, want 200", d.Download.ExpiresAt.Format(time.RFC3339Nano), w.Code, w.Body)
 	}
 }

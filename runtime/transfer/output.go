@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -61,7 +62,7 @@ func Save(ctx context.Context, out Output) (FileValue, error) {
 		mt = defaultMediaType
 	}
 	if t, params, ok := parseMediaType(mt); !ok {
-		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype without wildcards, of at most %d bytes of printable ASCII", quoteShort(mt), token.MaxMediaTypeLen)
+		return FileValue{}, fmt.Errorf("transfer.Save: media type %s is not type/subtype without wildcards, of at most %d bytes of printable ASCII", text.Quote(mt, shortLen), token.MaxMediaTypeLen)
 	} else {
 		mt = formatMediaType(t, params)
 	}
@@ -131,10 +132,6 @@ func (o *Output) body() (io.Reader, int64, func(), error) {
 	}
 	return f, fi.Size(), func() { f.Close() }, nil
 }
-
-// DefaultMaxEmbeddedOutput is the largest file a tool result embeds, with
-// its bytes, for a client without the files.download capability: 1 MiB.
-const DefaultMaxEmbeddedOutput = 1 << 20
 
 // FileContent is a content block {"type": "file", "file": …} of SEP-2631,
 // for a tool result's Content. A client that did not declare the

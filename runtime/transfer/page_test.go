@@ -503,15 +503,16 @@ func TestUploadPageRejections(t *testing.T) {
 		body                         []byte
 		want                         int
 		reason                       string
+		code                         string // the JSON answer's "reason"
 	}{
-		{"a type the page does not take", f.token, origin, "a.pdf", "application/pdf", pdf, http.StatusUnsupportedMediaType, "the accepted types are image/png, text/plain"},
-		{"a PDF that says it is text", f.token, origin, "a.txt", "text/plain", pdf, http.StatusUnsupportedMediaType, "the accepted types are"},
-		{"over the limit", f.token, origin, "big.txt", "text/plain", bytes.Repeat([]byte("a"), 64<<10+1), http.StatusRequestEntityTooLarge, "larger than the limit of 64 KiB"},
-		{"no file chosen", f.token, origin, "", "application/octet-stream", nil, http.StatusBadRequest, "No file was chosen"},
-		{"another site's form, without the token", "", "https://evil.example", "a.txt", "text/plain", pageText, http.StatusForbidden, "sent from another site"},
-		{"another site's form, with the token", f.token, "https://evil.example", "a.txt", "text/plain", pageText, http.StatusForbidden, "sent from another site"},
-		{"a post without the token", "", "", "a.txt", "text/plain", pageText, http.StatusBadRequest, "no token field"},
-		{"an altered token", f.token[:len(f.token)-2] + "AA", origin, "a.txt", "text/plain", pageText, http.StatusForbidden, "not an upload page of this server"},
+		{"a type the page does not take", f.token, origin, "a.pdf", "application/pdf", pdf, http.StatusUnsupportedMediaType, "the accepted types are image/png, text/plain", transfer.ReasonMimeTypeNotAccepted},
+		{"a PDF that says it is text", f.token, origin, "a.txt", "text/plain", pdf, http.StatusUnsupportedMediaType, "the accepted types are", transfer.ReasonMimeTypeNotAccepted},
+		{"over the limit", f.token, origin, "big.txt", "text/plain", bytes.Repeat([]byte("a"), 64<<10+1), http.StatusRequestEntityTooLarge, "larger than the limit of 64 KiB", transfer.ReasonMaxSizeExceeded},
+		{"no file chosen", f.token, origin, "", "application/octet-stream", nil, http.StatusBadRequest, "No file was chosen", transfer.ReasonNoFile},
+		{"another site's form, without the token", "", "https://evil.example", "a.txt", "text/plain", pageText, http.StatusForbidden, "sent from another site", transfer.ReasonCrossSite},
+		{"another site's form, with the token", f.token, "https://evil.example", "a.txt", "text/plain", pageText, http.StatusForbidden, "sent from another site", transfer.ReasonCrossSite},
+		{"a post without the token", "", "", "a.txt", "text/plain", pageText, http.StatusBadRequest, "no token field", transfer.ReasonMalformed},
+		{"an altered token", f.token[:len(f.token)-2] + "AA", origin, "a.txt", "text/plain", pageText, http.StatusForbidden, "not an upload page of this server", transfer.ReasonUnauthorized},
 	}
 	for _, c := range cases {
 		code, page := postForm(t, f.action, c.origin, c.tok, c.file, c.mediaType, c.body)
@@ -520,6 +521,13 @@ func TestUploadPageRejections(t *testing.T) {
 		}
 		if strings.Contains(page, "Location") || code/100 == 3 {
 			t.Errorf("%s: a redirect", c.name)
+		}
+		// The page's script asks for JSON: the same refusal, with its code.
+		p := mcptest.PagePost{Action: f.action, Origin: c.origin, Token: c.tok, Name: c.file, MediaType: c.mediaType, Body: c.body, JSON: true}
+		code, body, err := p.Post(nil)
+		var got struct{ Error, Reason string }
+		if err != nil || json.Unmarshal([]byte(body), &got) != nil || code != c.want || got.Reason != c.code || !strings.Contains(got.Error, c.reason) {
+			t.Errorf("%s, as JSON: %d %s (%v), want %d with reason %q", c.name, code, body, err, c.want, c.code)
 		}
 	}
 	select {

@@ -23,110 +23,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
-// Defaults of the zero [Options].
-const (
-	// DefaultAuthorizationTTL is how long an upload authorization (the
-	// descriptor files/authorizeUpload returns) may be used.
-	DefaultAuthorizationTTL = time.Hour
-	// DefaultQuota is how many bytes of unexpired uploaded files one owner
-	// may hold: 4 GiB.
-	DefaultQuota = 4 << 30
-	// DefaultSweepInterval is how often Register's sweeper deletes expired
-	// files.
-	DefaultSweepInterval = 10 * time.Minute
-	// UploadPath is the last path segment of the upload endpoint, under
-	// [Options.PublicURL].
-	UploadPath = "upload"
-)
-
-// Options configure [Register]. Keys and PublicURL are required; every
-// other zero value means the default.
-type Options struct {
-	// Keys sign and check upload and download tokens and file URIs. Every replica that
-	// serves the same clients holds the same keys (see [token.Keyring]:
-	// the first key signs, all of them verify, so keys can rotate).
-	Keys *token.Keyring
-
-	// PublicURL is the URL at which clients reach the handler Register
-	// returns, such as "https://files.example.com/mcpfile/": uploads go to
-	// PublicURL + "upload", downloads to PublicURL + "download/<token>".
-	// Mount the handler so that it gets those requests (it looks at the
-	// last two path segments only).
-	PublicURL string
-
-	// Host is the host of the file URIs the server hands out
-	// (mcp-file://<host>/…). Empty means PublicURL's host, lower-cased.
-	Host string
-
-	// Store is where uploaded files go. Nil means the process's default
-	// store: a [diskstore] in the directory "mcpfile/uploads" under the
-	// user's cache directory (os.UserCacheDir), made readable by its owner
-	// only and refused if anyone else could write to it, shared by every
-	// server of the process and swept every DefaultSweepInterval by one
-	// goroutine. Pass your own (and run [store.RunSweeper] for it) to put
-	// files elsewhere, or to share them between replicas.
-	Store store.Store
-
-	// Owner returns the principal that the SDK's auth token info names:
-	// files/authorizeUpload issues files to it, and only it may use them.
-	// Nil means the token info's UserID. A request with token info whose
-	// principal is "" is refused (the SDK's UserID is optional: set it in
-	// the token verifier, or set Owner), so that users of a verifier that
-	// names nobody do not all share one principal. Without auth (no token
-	// info) the principal is "", and the signed, unguessable file URI itself
-	// is the capability.
-	Owner func(*auth.TokenInfo) string
-
-	// AuthorizationTTL is how long an upload descriptor may be used. Zero
-	// means DefaultAuthorizationTTL.
-	AuthorizationTTL time.Duration
-
-	// DownloadTTL is how long a download descriptor may be used (never
-	// past the file's own expiry). Zero means DefaultDownloadTTL.
-	DownloadTTL time.Duration
-
-	// FileTTL is how long an uploaded file stays in the store after its
-	// upload. Zero means DefaultUploadTTL. The file URI expires when the
-	// file can have expired: AuthorizationTTL + FileTTL after it was issued.
-	FileTTL time.Duration
-
-	// Quota is how many bytes of unexpired uploaded files one owner may
-	// hold, for stores that count them ([store.Usager]; diskstore and
-	// memstore do). Zero means DefaultQuota; a negative value, no quota.
-	Quota int64
-
-	// MaxEmbeddedOutput is the largest file a tool result carries in an
-	// embedded resource, with its bytes, to a client that did not declare
-	// the files.download capability (see [NewFileContent]); a larger file
-	// gets a text that says so and a resource_link. Zero means
-	// DefaultMaxEmbeddedOutput; a negative value embeds none.
-	MaxEmbeddedOutput int64
-
-	// PageTTL is how long an upload page ([runtime.ElicitUpload]) may be
-	// used. Zero means DefaultPageTTL.
-	PageTTL time.Duration
-
-	// MaxPages bounds the upload pages the server has waiting for a file
-	// at once: minted by [runtime.ElicitUpload], and neither used,
-	// declined nor expired. Zero means DefaultMaxPages.
-	MaxPages int
-
-	// MaxPagesPerCaller bounds those of one caller (a principal, or,
-	// without auth, a session). Zero means DefaultMaxPagesPerCaller.
-	MaxPagesPerCaller int
-
-	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL and
-	// Owner are set by Register.
-	Upload UploadOptions
-
-	// Now returns the current time. Nil means time.Now.
-	Now func() time.Time
-
-	// ErrorLog receives store failures. Nil means the log package's
-	// standard logger.
-	ErrorLog *log.Logger
-}
-
 // Register makes s serve SEP-2631 file transfers: it adds the
 // files/authorizeUpload and files/authorizeDownload methods, makes the
 // runtime resolve the file URIs (mcp-file:) that clients send in tools/call
@@ -212,13 +108,13 @@ type config struct {
 	Options
 	server       *mcp.Server
 	uploadURL    string
-	downloadURL  string       // followed by the token
-	pageURL      string       // followed by the token
-	pagePostURL  string       // where pages post their form
-	publicOrigin string       // scheme://host of PublicURL, as browsers send it in Origin
-	usage        store.Usager // nil: no quota
+	downloadURL  string // followed by the token
+	pageURL      string // followed by the token
+	pagePostURL  string // where pages post their form
+	publicOrigin string // scheme://host of PublicURL, as browsers send it in Origin
+	quota        quota  // the one quota of every upload path
 	pages        *pages
-	bufs         *bufferPool // page uploads' buffers
+	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
 }
 
 func newConfig(o Options) (*config, error) {
@@ -240,42 +136,11 @@ func newConfig(o Options) (*config, error) {
 	if _, err := o.Keys.FileURI(token.FileRef{Host: c.Host, FileID: "x", Expires: time.Unix(1, 0)}); err != nil {
 		return nil, fmt.Errorf("transfer.Register: Options.Host %q cannot be the host of a file URI: %v", c.Host, err)
 	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.ErrorLog == nil {
-		c.ErrorLog = log.Default()
-	}
-	if c.AuthorizationTTL <= 0 {
-		c.AuthorizationTTL = DefaultAuthorizationTTL
-	}
-	if c.DownloadTTL <= 0 {
-		c.DownloadTTL = DefaultDownloadTTL
-	}
-	if c.MaxEmbeddedOutput == 0 {
-		c.MaxEmbeddedOutput = DefaultMaxEmbeddedOutput
-	}
-	if c.FileTTL <= 0 {
-		c.FileTTL = DefaultUploadTTL
-	}
-	if c.PageTTL <= 0 {
-		c.PageTTL = DefaultPageTTL
-	}
-	if c.MaxPages <= 0 {
-		c.MaxPages = DefaultMaxPages
-	}
-	if c.MaxPagesPerCaller <= 0 {
-		c.MaxPagesPerCaller = DefaultMaxPagesPerCaller
+	if err := c.Options.fillDefaults(); err != nil {
+		return nil, err
 	}
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
-	c.Upload.fillCopyDefaults()
 	c.bufs = newBufferPool(c.Upload.BufferSize)
-	if c.Quota == 0 {
-		c.Quota = DefaultQuota
-	}
-	if c.Owner == nil {
-		c.Owner = func(ti *auth.TokenInfo) string { return ti.UserID }
-	}
 	if c.Store == nil {
 		ds, err := defaultStore(c.ErrorLog)
 		if err != nil {
@@ -283,9 +148,7 @@ func newConfig(o Options) (*config, error) {
 		}
 		c.Store = ds
 	}
-	if us, ok := c.Store.(store.Usager); ok && c.Quota > 0 {
-		c.usage = us
-	}
+	c.quota = newQuota(c.Store, c.Quota)
 	base := strings.TrimSuffix(o.PublicURL, "/") + "/"
 	c.uploadURL, c.downloadURL = base+UploadPath, base+DownloadPath+"/"
 	c.pageURL, c.pagePostURL, c.publicOrigin = base+PagePath+"/", base+PagePath, origin(u)
@@ -319,11 +182,10 @@ func (c *config) handler() http.Handler {
 	if uo.ErrorLog == nil {
 		uo.ErrorLog = c.ErrorLog
 	}
-	if uo.Quota == 0 {
-		uo.Quota = c.Quota
-	}
+	uo.Quota = c.Quota // the one quota (see Options.Upload)
 	uo.Owner = c.httpOwner
-	up := UploadHandler(uo)
+	uo.fillDefaults()
+	up := newUploadHandler(uo, c.bufs)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dir, last := splitLast(r.URL.Path)
 		switch {
@@ -337,7 +199,7 @@ func (c *config) handler() http.Handler {
 			c.servePage(w, r, last)
 		default:
 			w.Header().Set("Cache-Control", "no-store")
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>, upload pages are at …/" + PagePath + "/<token>)"})
+			refuseNotFound.says("not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>, upload pages are at …/" + PagePath + "/<token>)").write(w)
 		}
 	})
 }

@@ -10,12 +10,15 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -345,4 +348,194 @@ func TestUploadOnServerWithoutTransfer(t *testing.T) {
 	if got := mcptest.Text(t, res); !res.IsError || got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// TestExplicitHost: Options.Host given in mixed case (as a DNS name may
+// well be written) is compared lower-cased, as FileURI writes it: the
+// file URIs the server issues resolve.
+func TestExplicitHost(t *testing.T) {
+	s := uploadsServer(t, transfer.Options{Host: "Files.Example.com"})
+	runtime.AddTool(s, &mcp.Tool{Name: "blob"}, readAll[testtypes.BigArgs](func(in testtypes.BigArgs) runtime.File { return in.Blob }))
+	cs := inMemory(t, s, nil, "")
+	uri := uploadFile(t, t.Context(), cs, "a.txt", "text/plain", []byte("hello"))
+	res := mcptest.Call(t, cs, "blob", map[string]any{"blob": uri})
+	if res.IsError {
+		t.Errorf("a file URI this server just issued: %q", mcptest.Text(t, res))
+	}
+}
+
+// TestAuthWithoutUserID: behind the SDK's bearer-token auth, with a
+// verifier that sets no UserID (it is optional in auth.TokenInfo), a
+// request is refused (-32603, saying why) rather than given the principal
+// "", which every such user would share with their files and quota.
+func TestAuthWithoutUserID(t *testing.T) {
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	files, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), PublicURL: ts.URL + "/files/", Store: memstore.New(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "blob"}, readAll[testtypes.BigArgs](func(in testtypes.BigArgs) runtime.File { return in.Blob }))
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		if tok != "alice" && tok != "bob" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Scopes: []string{"files"}, Expiration: time.Now().Add(time.Hour)}, nil // no UserID
+	}
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	mux.Handle("/files/", files)
+
+	connect := func(who string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: who, Version: "v1"}, nil)
+		enableFiles(t, c)
+		hc := &http.Client{Transport: bearerAs{who, http.DefaultTransport}}
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	alice := connect("alice")
+	n := int64(5)
+	_, err = authorize(t.Context(), alice, &transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: &n})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError || !strings.Contains(je.Message, "names no principal") {
+		t.Errorf("authorize with token info that names nobody = %v, want -32603 saying so", err)
+	}
+}
+
+// bearerAs is a transport that sends every request with the bearer token
+// tok.
+type bearerAs struct {
+	tok string
+	rt  http.RoundTripper
+}
+
+func (b bearerAs) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.tok)
+	return b.rt.RoundTrip(r)
+}
+
+// TestRegisterTwice: a second Register on the same server is refused,
+// since its URIs would be checked by the first Register's resolver, with
+// the first keys, and no upload would resolve.
+func TestRegisterTwice(t *testing.T) {
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	st := memstore.New(nil)
+	if _, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), PublicURL: ts.URL + "/files/", Store: st}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := transfer.Register(s, transfer.Options{Keys: testKeysByte(t, 9), PublicURL: ts.URL + "/files/", Store: st})
+	if err == nil || !strings.Contains(err.Error(), "once per server") {
+		t.Errorf("second Register = %v, want an error saying to call it once", err)
+	}
+	_ = mux
+}
+
+func testKeysByte(t *testing.T, b byte) *token.Keyring {
+	t.Helper()
+	k, err := token.NewKeyring(key(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestDefaultStorePerServerLeaks: servers registered without a Store
+// share the process's one default store and its one sweeper, which holds
+// none of them: a program that makes a server per session
+// (mcp.NewStreamableHTTPHandler's getServer) and calls Register on each
+// leaves neither the servers nor a goroutine each behind.
+func TestDefaultStorePerServerLeaks(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	keys := testKeys(t)
+	before := goruntime.NumGoroutine()
+	const n = 20
+	var servers []weak.Pointer[mcp.Server]
+	for range n {
+		s := mcp.NewServer(&mcp.Implementation{Name: "per-session", Version: "v1"}, nil)
+		if _, err := transfer.Register(s, transfer.Options{Keys: keys, PublicURL: "https://example.com/files/"}); err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, weak.Make(s))
+	}
+	for range 5 {
+		goruntime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	alive := 0
+	for _, w := range servers {
+		if w.Value() != nil {
+			alive++
+		}
+	}
+	if alive > 0 {
+		t.Errorf("%d of %d dropped servers are still alive after GC (the default store's sweeper holds each)", alive, n)
+	}
+	if g := goruntime.NumGoroutine() - before; g >= n {
+		t.Errorf("%d goroutines more after %d servers were registered and dropped", g, n)
+	}
+}
+
+// uploadsServer returns a server that serves uploads, its transfer
+// handler on an httptest server, for clients connected in memory.
+func uploadsServer(t *testing.T, o transfer.Options) *mcp.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	if o.Keys == nil {
+		o.Keys = testKeys(t)
+	}
+	if o.Store == nil {
+		o.Store = memstore.New(nil)
+	}
+	o.PublicURL = ts.URL + "/files/"
+	h, err := transfer.Register(s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/files/", h)
+	return s
+}
+
+// inMemory connects a client that can call files/authorizeUpload to s in
+// memory, on protocol version (the SDK's latest when "").
+func inMemory(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
+	enableFiles(t, c)
+	cs, err := c.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// uploadFile authorizes and uploads b, and returns its file URI.
+func uploadFile(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name, mediaType string, b []byte) string {
+	t.Helper()
+	res, err := authorize(ctx, cs, declare(name, mediaType, b))
+	if err != nil {
+		t.Fatalf("authorize %s: %v", name, err)
+	}
+	if code := send(t, res.Upload, b); code != http.StatusCreated {
+		t.Fatalf("upload %s: %d", name, code)
+	}
+	return res.File.URI
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
-	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
 // resolver resolves the file URIs of one server's requests for the
@@ -26,6 +25,18 @@ var _ hook.Resolver = (*resolver)(nil)
 // Declare records that the server takes the files of schema.
 func (r *resolver) Declare(schema *descriptor.Schema) { hook.AddSchema(r.c.server, schema) }
 
+// resolveWording is what the resolution of a file URI in an argument says
+// of one that names no file the caller may have, after "Argument … is not
+// a valid file URI: ".
+var resolveWording = uriWording{
+	uriMalformed:  "it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again",
+	uriExpired:    "it has expired; upload the file again (files/authorizeUpload)",
+	uriForged:     "this server did not issue it to this caller, or it was altered",
+	uriForeign:    "it was issued by another server",
+	uriMissing:    "no upload has completed under it (the upload is missing, was refused, or has expired)",
+	uriOtherOwner: "this server did not issue it to this caller",
+}
+
 // Resolve checks uri for the caller, finds its file in the store and
 // checks the file against d: media type and size from the store's record,
 // then the first bytes.
@@ -35,32 +46,19 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason}
 	}
 	internal := func(step string, err error) (hook.Resolved, error) {
-		c.ErrorLog.Printf("transfer: resolving a file URI: %s: %v", step, err)
+		logInternal(c.ErrorLog, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
 	owner, err := c.owner(extra)
 	if err != nil {
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
 	}
-	ref, err := c.Keys.ParseFileURI(uri, owner, c.Now())
+	ref, m, le := c.lookup(ctx, uri, owner)
 	switch {
-	case errors.Is(err, token.ErrMalformed): // what is wrong with it is the server's business
-		return fail("it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again")
-	case errors.Is(err, token.ErrExpired):
-		return fail("it has expired; upload the file again (files/authorizeUpload)")
-	case err != nil: // unknown key, bad signature: altered, another server's, or another caller's
-		return fail("this server did not issue it to this caller, or it was altered")
-	case ref.Host != c.Host:
-		return fail("it was issued by another server")
-	}
-	m, err := c.Store.Stat(ctx, ref.FileID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return fail("no upload has completed under it (the upload is missing, was refused, or has expired)")
-	case err != nil:
-		return internal("store stat", err)
-	case m.Owner != ref.Owner:
-		return fail("this server did not issue it to this caller")
+	case le != nil && le.problem == uriStoreFailed:
+		return internal("store stat", le.err)
+	case le != nil:
+		return fail(le.text(&resolveWording))
 	}
 
 	mt, params, ok := parseMediaType(m.MediaType)
@@ -87,7 +85,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return fail("no upload has completed under it (the upload is missing, was refused, or has expired)")
+			return fail(resolveWording[uriMissing])
 		case err != nil:
 			return internal("store read", err)
 		}

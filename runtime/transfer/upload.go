@@ -6,101 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
-
-// Defaults of the zero [UploadOptions].
-const (
-	// DefaultUploadTTL is how long an uploaded file stays in the store.
-	DefaultUploadTTL = 24 * time.Hour
-	// DefaultBufferSize is the size of the buffer an upload is copied
-	// through: the most of a file the handler holds at any time. One half
-	// is read into while the other is written to the store.
-	DefaultBufferSize = 512 << 10
-	// MinBufferSize is the smallest buffer an upload is copied through; a
-	// smaller UploadOptions.BufferSize is raised to it. Each half holds
-	// the first bytes that are checked against the declared type.
-	MinBufferSize = 2 * content.SniffLen
-	// DefaultMaxPreambleBytes bounds the bytes of a multipart body read
-	// before the file part starts: the fields and part headers before it.
-	DefaultMaxPreambleBytes = 64 << 10
-	// DefaultMaxParts bounds the number of parts of a multipart body up to
-	// and including the file part.
-	DefaultMaxParts = 8
-	// DefaultIdleTimeout is how long an upload may go without a byte
-	// arriving.
-	DefaultIdleTimeout = time.Minute
-)
-
-// The names of the multipart form fields, as in the SEP's descriptor:
-// {"multipart": {"fileField": "file", "fields": {"token": …}}}.
-const (
-	FormFieldToken = "token"
-	FormFieldFile  = "file"
-)
-
-// UploadOptions configure [UploadHandler]. Store and Keys are required;
-// every other zero value means the default.
-type UploadOptions struct {
-	// Store is where uploaded files go.
-	Store store.Store
-	// Keys checks upload tokens (purpose [token.PurposeUpload]).
-	Keys *token.Keyring
-	// Owner returns the principal making the request, and true, when the
-	// request carries one (the endpoint is behind the server's auth): a
-	// token issued to another principal is then refused. When it returns
-	// false, or is nil, the request carries no principal, and the signed
-	// token, which names its owner, is the capability.
-	Owner func(*http.Request) (string, bool)
-	// Quota is how many bytes of unexpired files one owner may hold in a
-	// store that counts them ([store.Usager]); an upload that would go past
-	// it is refused before a byte is read. Zero or less means no quota.
-	Quota int64
-	// Now returns the current time, against which tokens expire and from
-	// which TTL counts. Nil means time.Now.
-	Now func() time.Time
-	// TTL is how long an uploaded file stays in the store after its upload
-	// completes, and at least until its token expires. Zero means
-	// DefaultUploadTTL.
-	TTL time.Duration
-	// BufferSize is the size of the buffer each upload is copied through.
-	// Zero means DefaultBufferSize; it is at least MinBufferSize. Each
-	// upload in progress holds one (a small file, twice its size), so a
-	// server that takes many slow uploads at once may want it smaller. Up
-	// to eight idle buffers are kept for the next uploads.
-	BufferSize int
-	// MaxPreambleBytes bounds how much of a multipart body is read before
-	// the file part starts (fields, part headers and boundaries; the
-	// multipart reader's read-ahead of up to 4 KiB counts too). Zero means
-	// DefaultMaxPreambleBytes.
-	MaxPreambleBytes int64
-	// MaxParts bounds the parts of a multipart body up to and including
-	// the file part. Zero means DefaultMaxParts.
-	MaxParts int
-	// IdleTimeout is how long an upload's body may go without a byte
-	// arriving: the handler moves the connection's read deadline forward
-	// by it before each read of the file, so that a slow but steady upload
-	// of a big file is not cut by the http.Server's ReadTimeout, and a
-	// stalled one is cut after IdleTimeout. Zero means DefaultIdleTimeout;
-	// where the connection has no deadlines (HTTP/2 over some transports,
-	// tests), the server's own timeouts apply.
-	IdleTimeout time.Duration
-	// ErrorLog receives the store failures answered with 500. Nil means
-	// the log package's standard logger, as in net/http.
-	ErrorLog *log.Logger
-}
 
 // UploadHandler returns the upload endpoint: it takes the bytes of one
 // file authorized by an upload token ([token.PurposeUpload]) into
@@ -120,33 +35,37 @@ type UploadOptions struct {
 //
 // Every request runs one pipeline: method → find the token → verify it →
 // check the owner → check the declared length → check the quota → create
-// the object (the
-// token's single use) → copy the body through one fixed buffer, enforcing
+// the object (the token's single use) → copy the body through one fixed buffer, enforcing
 // the declared size to the byte, sniffing the first [content.SniffLen]
 // bytes against the declared media type, while the store hashes them →
 // commit, where the store checks the SHA-256 and makes the file visible.
 // A success is 201 with a JSON body {"size": …, "digest": {"algorithm":
 // "sha-256", "value": <base64url>}}. A rejection is a JSON body {"error":
-// reason}, where the reason never holds the token or any byte of the file:
+// text, "reason": code}: the code is stable (one of the Reason constants),
+// the text is for people, and neither ever holds the token or any byte of
+// the file:
 //
-//	405  method other than POST or PUT (with an Allow header)
-//	401  PUT without a Bearer token (with WWW-Authenticate: Bearer)
-//	415  POST that is not multipart/form-data
-//	400  malformed multipart body, no token before the file part, no file
-//	     part, a field or part count over its limit, a token field too long
-//	400  malformed token
-//	403  token of an unknown key, with a bad signature, for another
-//	     purpose, or expired (the reason says which)
-//	403  token issued to another owner than the request's (see Owner)
-//	507  the owner's files would pass the quota (see Quota)
-//	413  body longer than the declared size: at the first extra byte,
-//	     which is the last byte read (or at once from Content-Length)
-//	400  body shorter than the declared size, or a body that breaks off
-//	409  the token was used already (a file is committed under its ID)
-//	415  the first bytes are not the declared media type (the reason says
-//	     what they are)
-//	422  digest mismatch: the bytes do not have the declared SHA-256
-//	500  the store failed (logged to ErrorLog; the reason says no more)
+//	405  methodNotAllowed     method other than POST or PUT (with an Allow header)
+//	401  noToken              PUT without a Bearer token (with WWW-Authenticate: Bearer)
+//	415  unsupportedBody      POST that is not multipart/form-data
+//	400  malformed            malformed multipart body, no token before the file part, no
+//	                          file part, a field or part count over its limit, a token
+//	                          field too long; malformed token
+//	403  unauthorized         token of an unknown key, with a bad signature, for another
+//	                          purpose (the text says which), or issued to another owner
+//	                          than the request's (see Owner)
+//	403  expired              expired token
+//	507  quotaExceeded        the owner's files would pass the quota (see Quota)
+//	413  maxSizeExceeded      body longer than the declared size: at the first extra
+//	                          byte, which is the last byte read (or at once from
+//	                          Content-Length)
+//	400  incomplete           body shorter than the declared size, or a body that breaks off
+//	409  alreadyUsed          the token was used already (a file is committed under its ID)
+//	415  contentMismatch      the first bytes are not the declared media type (the text
+//	                          says what they are)
+//	422  digestMismatch       the bytes do not have the declared SHA-256
+//	400  canceled             the client went away
+//	500  internal             the store failed (logged to ErrorLog; the text says no more)
 //
 // A rejected upload leaves nothing in the store and does not use up its
 // token: the genuine upload may follow. The handler never redirects, holds
@@ -157,176 +76,87 @@ func UploadHandler(o UploadOptions) http.Handler {
 	if o.Store == nil || o.Keys == nil {
 		panic("transfer: UploadHandler needs UploadOptions.Store and UploadOptions.Keys")
 	}
-	h := &uploadHandler{o: o}
-	if h.o.Owner == nil {
-		h.o.Owner = func(*http.Request) (string, bool) { return "", false }
-	}
-	if us, ok := o.Store.(store.Usager); ok && o.Quota > 0 {
-		h.usage = us
-	}
-	if h.o.Now == nil {
-		h.o.Now = time.Now
-	}
-	if h.o.TTL <= 0 {
-		h.o.TTL = DefaultUploadTTL
-	}
-	h.o.fillCopyDefaults()
-	if h.o.ErrorLog == nil {
-		h.o.ErrorLog = log.Default()
-	}
-	h.bufs = newBufferPool(h.o.BufferSize)
-	return h
+	o.fillDefaults()
+	return newUploadHandler(o, newBufferPool(o.BufferSize))
 }
 
-// fillCopyDefaults fills in the bounds of reading a body that are zero:
-// what the upload endpoint and the upload pages share.
-func (o *UploadOptions) fillCopyDefaults() {
-	if o.BufferSize <= 0 {
-		o.BufferSize = DefaultBufferSize
-	}
-	o.BufferSize = max(o.BufferSize, MinBufferSize)
-	if o.MaxPreambleBytes <= 0 {
-		o.MaxPreambleBytes = DefaultMaxPreambleBytes
-	}
-	if o.MaxParts <= 0 {
-		o.MaxParts = DefaultMaxParts
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
+// newUploadHandler is the upload endpoint of o, whose defaults are filled
+// in, copying through buffers of bufs.
+func newUploadHandler(o UploadOptions, bufs *bufferPool) *uploadHandler {
+	return &uploadHandler{o: o, quota: newQuota(o.Store, o.Quota), bufs: bufs}
 }
 
 type uploadHandler struct {
 	o     UploadOptions // defaults filled in
-	usage store.Usager  // nil: no quota
+	quota quota
 	bufs  *bufferPool
 }
-
-// keptBuffers is how many idle copy buffers a handler keeps for reuse.
-const keptBuffers = 8
-
-// A bufferPool hands out the copy buffers of uploads and keeps up to
-// keptBuffers idle ones. Unlike a sync.Pool, which every collection
-// empties, it keeps them across collections: allocating a 512 KiB buffer
-// again after each one was a fifth of what the server allocated for a
-// 64 MiB upload end to end (BENCHMARKS.md §7).
-type bufferPool struct {
-	size int
-	idle chan []byte
-}
-
-func newBufferPool(size int) *bufferPool {
-	return &bufferPool{size: size, idle: make(chan []byte, keptBuffers)}
-}
-
-// get returns a buffer for a file of at most limit bytes: a full one, or
-// for a small file one that holds it twice over (at least MinBufferSize),
-// so that a connection that declares a few bytes does not hold half a
-// megabyte.
-func (p *bufferPool) get(limit int64) []byte {
-	if need := 2 * (limit + 1); need < int64(p.size) {
-		return make([]byte, max(need, MinBufferSize))
-	}
-	select {
-	case b := <-p.idle:
-		return b
-	default:
-		return make([]byte, p.size)
-	}
-}
-
-// put keeps b for reuse if it is a full buffer and fewer than keptBuffers
-// are idle.
-func (p *bufferPool) put(b []byte) {
-	if len(b) != p.size {
-		return
-	}
-	select {
-	case p.idle <- b:
-	default:
-	}
-}
-
-// A rejection is the status and reason of a refused request.
-type rejection struct {
-	status int
-	reason string
-}
-
-func reject(status int, reason string) *rejection { return &rejection{status, reason} }
 
 func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if rj := h.upload(w, r); rj != nil {
-		if rj.status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-		}
-		writeJSON(w, rj.status, map[string]string{"error": rj.reason})
+	if rf := h.upload(w, r); rf != nil {
+		rf.write(w)
 	}
 }
 
 // upload is the pipeline: it writes the success response itself and
 // returns the rejection of a refused request.
-func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejection {
+func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal {
 	ctx := r.Context()
 
 	// 1. Method: POST (the SEP's multipart descriptor) or PUT (raw body).
 	if r.Method != http.MethodPost && r.Method != http.MethodPut {
 		w.Header().Set("Allow", "POST, PUT")
-		return reject(http.StatusMethodNotAllowed, fmt.Sprintf("method %q not allowed (want POST or PUT)", r.Method))
+		return refuseMethod.says(fmt.Sprintf("method %q not allowed (want POST or PUT)", r.Method))
 	}
 
 	// 2. Find the token, and the reader of the file's bytes.
 	var tok string
 	var body io.Reader
-	var rj *rejection
+	var rf *refusal
 	if r.Method == http.MethodPut {
-		tok, rj = bearerToken(r)
+		tok, rf = bearerToken(r)
 		body = r.Body
 	} else {
 		var part *multipart.Part
-		tok, part, rj = formToken(r, h.o.MaxPreambleBytes, h.o.MaxParts)
+		tok, part, rf = formToken(r, h.o.MaxPreambleBytes, h.o.MaxParts)
 		body = part
 	}
-	if rj != nil {
-		return rj
+	if rf != nil {
+		return rf
 	}
 
 	// 3. Verify the token: well formed, signed by our keys, for upload, unexpired.
-	c, err := h.o.Keys.Verify(tok, token.PurposeUpload, h.o.Now())
-	switch {
-	case errors.Is(err, token.ErrMalformed):
-		return reject(http.StatusBadRequest, err.Error())
-	case err != nil: // unknown key, bad signature, wrong purpose, expired: the error says which, never the token
-		return reject(http.StatusForbidden, err.Error())
+	c, rf := verifyToken(h.o.Keys, tok, token.PurposeUpload, h.o.Now())
+	if rf != nil {
+		return rf
 	}
 
 	// 4. Owner: the token's principal is the request's, when it has one.
-	if p, ok := h.o.Owner(r); ok && p != c.Owner {
-		return reject(http.StatusForbidden, "token was issued to another owner")
+	if rf := checkOwner(h.o.Owner, r, c.Owner); rf != nil {
+		return rf
 	}
 
 	// 5. Declared length: a PUT body is the file, so its Content-Length must be the size.
 	if r.Method == http.MethodPut && r.ContentLength > c.Size {
-		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("Content-Length %d is larger than the declared size %d", r.ContentLength, c.Size))
+		return refuseTooLarge.says(fmt.Sprintf("Content-Length %d is larger than the declared size %d", r.ContentLength, c.Size))
 	}
 	if r.Method == http.MethodPut && r.ContentLength >= 0 && r.ContentLength < c.Size {
-		return reject(http.StatusBadRequest, fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
+		return refuseIncomplete.says(fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
 	}
 
 	// 6. Quota: what the owner holds, and this file, within the limit.
-	if h.usage != nil {
-		used, err := h.usage.Usage(ctx, c.Owner, h.o.Now())
-		if err != nil {
-			return h.internal(r, "usage", err)
-		}
-		if used > h.o.Quota-c.Size {
-			return reject(http.StatusInsufficientStorage, fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.o.Quota))
-		}
+	switch used, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
+	case err != nil:
+		return httpInternal(h.o.ErrorLog, r, "upload", "store usage", err)
+	case !ok:
+		return refuseQuota.says(fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.quota.limit))
 	}
 
-	// 7. Single use: create the object; a committed one under the ID means the token was used.
+	// 7–9. Create the object (a committed one under the ID means the token
+	// was used), copy the body into it (exact size, the first bytes
+	// sniffed, hashed by the store), commit (the store checks the digest).
 	// The file outlives its token, so that the token stays spent: were the
 	// file swept while the token was good, the token could upload other
 	// bytes under the same ID, and one file URI would name two files.
@@ -336,44 +166,27 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	}
 	meta := store.Meta{Size: c.Size, MediaType: c.MediaType, Name: c.Name, Owner: c.Owner, Expires: expires}
 	copy(meta.SHA256[:], c.SHA256) // nil declares no digest: the zero value
-	obj, err := h.o.Store.Create(ctx, c.FileID, meta)
-	switch {
-	case errors.Is(err, store.ErrExists):
-		return reject(http.StatusConflict, "upload token already used")
-	case err != nil:
-		return h.internal(r, "create", err)
+	in := ingest{
+		store: h.o.Store, id: c.FileID, meta: meta, bufs: h.bufs, sniff: sniffer(c.MediaType),
+		body: endAtCut{&idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}},
 	}
-	defer obj.Abort() // after a successful Commit it does nothing
-
-	// 8. Copy: exact size, sniff the first bytes; the store hashes as it writes.
-	buf := h.bufs.get(c.Size)
-	defer h.bufs.put(buf)
-	body = &idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}
-	n, err := copyFile(obj, endAtCut{body}, c.Size, buf, sniffer(c.MediaType))
-	var mismatch *sniffError
+	n, err := in.run(ctx)
+	mismatch, _ := err.(*sniffError) // as ingest returns it: no errors.As target to allocate
 	switch {
 	case errors.Is(err, errOversize):
-		return reject(http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than the declared size %d", c.Size))
-	case err == nil && n < c.Size:
-		return reject(http.StatusBadRequest, fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
-	case errors.As(err, &mismatch):
-		return reject(http.StatusUnsupportedMediaType, fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
+		return refuseTooLarge.says(fmt.Sprintf("body is larger than the declared size %d", c.Size))
+	case errors.Is(err, errShort):
+		return refuseIncomplete.says(fmt.Sprintf("body ended after %d of the declared %d bytes", n, c.Size))
+	case mismatch != nil:
+		return refuseContent.says(fmt.Sprintf("content is %s, not the declared %s", content.Describe(mismatch.detected), mismatch.declared))
 	case errors.Is(err, errRead):
-		return reject(http.StatusBadRequest, fmt.Sprintf("reading the body failed after %d bytes", n))
-	case errors.Is(err, store.ErrExists): // a store that learns of the earlier upload while writing
-		return reject(http.StatusConflict, "upload token already used")
-	case err != nil:
-		return h.internal(r, "write", err)
-	}
-
-	// 9. Commit: the store checks the digest and that no other upload took the ID first.
-	switch err := obj.Commit(ctx); {
+		return refuseIncomplete.says(fmt.Sprintf("reading the body failed after %d bytes", n))
+	case errors.Is(err, store.ErrExists): // at create, or from a store that learns of the earlier upload later
+		return refuseUsed
 	case errors.Is(err, store.ErrDigest):
-		return reject(http.StatusUnprocessableEntity, "digest mismatch")
-	case errors.Is(err, store.ErrExists):
-		return reject(http.StatusConflict, "upload token already used")
-	case err != nil:
-		return h.internal(r, "commit", err)
+		return refuseDigest
+	case err != nil: // a *storeFailure
+		return httpInternal(h.o.ErrorLog, r, "upload", "ingest", err)
 	}
 
 	// 10. Created: the size and digest of what the file URI now resolves to.
@@ -381,7 +194,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *rejectio
 	if sum == nil {
 		m, err := h.o.Store.Stat(ctx, c.FileID)
 		if err != nil {
-			return h.internal(r, "stat", err)
+			return httpInternal(h.o.ErrorLog, r, "upload", "store stat", err)
 		}
 		sum = m.SHA256[:]
 	}
@@ -399,29 +212,19 @@ type uploadResult struct {
 	Digest FileDigest `json:"digest"`
 }
 
-// internal answers a failure of the store: 500, logged, unless the client
-// has gone away, which is no failure of the server's.
-func (h *uploadHandler) internal(r *http.Request, step string, err error) *rejection {
-	if r.Context().Err() != nil {
-		return reject(http.StatusBadRequest, "request canceled")
-	}
-	h.o.ErrorLog.Printf("transfer: upload: store %s: %v", step, err)
-	return reject(http.StatusInternalServerError, "internal error")
-}
-
 // bearerToken returns the token of a PUT's Authorization header.
-func bearerToken(r *http.Request) (string, *rejection) {
+func bearerToken(r *http.Request) (string, *refusal) {
 	vals := r.Header.Values("Authorization")
 	if len(vals) == 0 {
-		return "", reject(http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)")
+		return "", refuseNoToken
 	}
 	if len(vals) > 1 {
-		return "", reject(http.StatusBadRequest, "more than one Authorization header")
+		return "", refuseMalformed.says("more than one Authorization header")
 	}
 	scheme, tok, _ := strings.Cut(vals[0], " ")
 	tok = strings.Trim(tok, " ")
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", reject(http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)")
+		return "", refuseNoToken
 	}
 	return tok, nil
 }
@@ -429,18 +232,18 @@ func bearerToken(r *http.Request) (string, *rejection) {
 // formToken reads a multipart/form-data body up to the start of its file
 // part, which it returns, and the token field before it. What it reads is
 // bounded by maxPreamble bytes and maxParts parts.
-func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, file *multipart.Part, rj *rejection) {
+func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, file *multipart.Part, rf *refusal) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return "", nil, reject(http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)")
+		return "", nil, refuseBodyType
 	}
 	if params["boundary"] == "" {
-		return "", nil, reject(http.StatusBadRequest, "multipart/form-data without a boundary")
+		return "", nil, refuseMalformed.says("multipart/form-data without a boundary")
 	}
 	pre := &preambleReader{r: r.Body, left: maxPreamble}
 	mr := multipart.NewReader(pre, params["boundary"])
-	tooLong := reject(http.StatusBadRequest, fmt.Sprintf("the parts before the file field are longer than %d bytes", maxPreamble))
-	malformed := reject(http.StatusBadRequest, "malformed multipart body")
+	tooLong := refuseMalformed.says(fmt.Sprintf("the parts before the file field are longer than %d bytes", maxPreamble))
+	malformed := refuseMalformed.says("malformed multipart body")
 	haveToken := false
 	for range maxParts {
 		p, err := mr.NextRawPart() // raw: the file's bytes are never transformed
@@ -448,14 +251,14 @@ func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, fi
 		case pre.hit:
 			return "", nil, tooLong
 		case err == io.EOF:
-			return "", nil, reject(http.StatusBadRequest, `no file field "`+FormFieldFile+`"`)
+			return "", nil, refuseMalformed.says(`no file field "` + FormFieldFile + `"`)
 		case err != nil:
 			return "", nil, malformed
 		}
 		switch p.FormName() {
 		case FormFieldToken:
 			if haveToken {
-				return "", nil, reject(http.StatusBadRequest, `more than one token field "`+FormFieldToken+`"`)
+				return "", nil, refuseMalformed.says(`more than one token field "` + FormFieldToken + `"`)
 			}
 			b, err := io.ReadAll(io.LimitReader(p, token.MaxTokenLen+1))
 			switch {
@@ -464,12 +267,12 @@ func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, fi
 			case err != nil:
 				return "", nil, malformed
 			case len(b) > token.MaxTokenLen:
-				return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("token field longer than %d bytes", token.MaxTokenLen))
+				return "", nil, refuseMalformed.says(fmt.Sprintf("token field longer than %d bytes", token.MaxTokenLen))
 			}
 			tok, haveToken = string(b), true
 		case FormFieldFile:
 			if !haveToken {
-				return "", nil, reject(http.StatusBadRequest, `no token field "`+FormFieldToken+`" before the file field "`+FormFieldFile+`"`)
+				return "", nil, refuseMalformed.says(`no token field "` + FormFieldToken + `" before the file field "` + FormFieldFile + `"`)
 			}
 			pre.left = -1 // the file part's length is bounded by the declared size
 			return tok, p, nil
@@ -483,216 +286,7 @@ func formToken(r *http.Request, maxPreamble int64, maxParts int) (tok string, fi
 			}
 		}
 	}
-	return "", nil, reject(http.StatusBadRequest, fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, maxParts))
-}
-
-// A preambleReader reads at most left bytes, then fails and sets hit;
-// with left < 0 it reads without limit.
-type preambleReader struct {
-	r    io.Reader
-	left int64
-	hit  bool
-}
-
-var errPreamble = errors.New("multipart preamble too long")
-
-func (p *preambleReader) Read(b []byte) (int, error) {
-	if p.left < 0 {
-		return p.r.Read(b)
-	}
-	if p.left == 0 {
-		p.hit = true
-		return 0, errPreamble
-	}
-	if int64(len(b)) > p.left {
-		b = b[:p.left]
-	}
-	n, err := p.r.Read(b)
-	p.left -= int64(n)
-	return n, err
-}
-
-// An idleReader moves the connection's read deadline idle ahead before
-// each read.
-type idleReader struct {
-	r    io.Reader
-	rc   *http.ResponseController
-	idle time.Duration
-	off  bool // the connection has no deadlines
-}
-
-func (d *idleReader) Read(p []byte) (int, error) {
-	if !d.off {
-		if err := d.rc.SetReadDeadline(time.Now().Add(d.idle)); err != nil {
-			d.off = true
-		}
-	}
-	return d.r.Read(p)
-}
-
-// Errors of copyFile.
-var (
-	errOversize = errors.New("body larger than the declared size")
-	errRead     = errors.New("reading the body")
-)
-
-// A sniffError reports that the first bytes are not the declared type.
-type sniffError struct {
-	declared, detected string
-}
-
-func (e *sniffError) Error() string {
-	return "content is " + content.Describe(e.detected) + ", not " + e.declared
-}
-
-// sniffer returns the check of a file's first bytes against the media
-// type declared in its token ("" declares none: nothing to check).
-func sniffer(declared string) func(head []byte) error {
-	if declared == "" {
-		return func([]byte) error { return nil }
-	}
-	mt, params, err := mime.ParseMediaType(declared)
-	if err != nil { // signed by us, so parseable; if not, check the bare type
-		mt, _, _ = strings.Cut(declared, ";")
-		mt = strings.ToLower(strings.TrimSpace(mt))
-	}
-	charset := strings.ToLower(params["charset"])
-	return func(head []byte) error {
-		if detected, ok := content.Check(mt, charset, head); !ok {
-			return &sniffError{declared: mt, detected: detected}
-		}
-		return nil
-	}
-}
-
-// copyFile copies src to dst through the two halves of buf: while one
-// half is written to dst on a goroutine of its own (and hashed there, by
-// the store), src is read into the other. Each half is filled before it is
-// written, so that the store sees a few large writes rather than whatever
-// each read of the connection returned; but a slow sender's bytes go to
-// the store at least every flushAfter.
-//
-// It stops with errOversize at the first byte past limit, never reading
-// further than that one byte; with an error wrapping errRead and src's own
-// when src fails; and with the error of dst.Write, which comes first
-// whatever else went wrong, and stops the reading at once. A panic in
-// dst.Write is raised again in the caller's goroutine. Unless nil, first
-// sees the file's first content.SniffLen bytes (or all of a file shorter
-// than that which ends at limit) before anything is written, and its
-// error stops the copy; a src that ends short of limit before that is left
-// to the caller's size check. It returns the bytes read from src and, with
-// a nil error, written to dst; it returns only once dst is no longer
-// written, so that the caller may abort dst and reuse buf.
-//
-// Against one 32 KiB buffer read and written in turn, the two halves took
-// 38 % off the upload of 64 MiB by multipart POST, and 10 % off 1 GiB
-// (BENCHMARKS.md §7): reading a multipart body costs as much as hashing
-// it, and each now overlaps the other.
-func copyFile(dst io.Writer, src io.Reader, limit int64, buf []byte, first func(head []byte) error) (n int64, err error) {
-	var (
-		writing sync.WaitGroup
-		chunk   []byte // being written
-		werr    error  // of the write of chunk, read after writing.Wait
-		wpanic  any    // likewise
-		failed  atomic.Bool
-	)
-	write := func() { // made once, so that go write() allocates nothing
-		defer writing.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				wpanic = p
-				failed.Store(true)
-			}
-		}()
-		if _, werr = dst.Write(chunk); werr != nil {
-			failed.Store(true)
-		}
-	}
-	// wait waits for the write in flight and returns its error, if any,
-	// before err.
-	wait := func(err error) error {
-		writing.Wait()
-		if wpanic != nil {
-			panic(wpanic)
-		}
-		if werr != nil {
-			return werr
-		}
-		return err
-	}
-	defer writing.Wait()
-	half := len(buf) / 2
-	cur, next := buf[:half], buf[half:]
-	for {
-		atLeast := 1
-		if first != nil {
-			atLeast = content.SniffLen
-		}
-		m, rerr := fill(src, cur[:min(int64(len(cur)), limit-n+1)], atLeast, &failed)
-		if int64(m) > limit-n {
-			return n, wait(errOversize)
-		}
-		n += int64(m)
-		if rerr != nil && rerr != io.EOF {
-			return n, wait(fmt.Errorf("%w: %w", errRead, rerr))
-		}
-		if err := wait(nil); err != nil {
-			return n, err
-		}
-		if first != nil {
-			if rerr == io.EOF && n < limit {
-				return n, nil // short: the caller's to say
-			}
-			if err := first(cur[:min(m, content.SniffLen)]); err != nil {
-				return n, err
-			}
-			first = nil
-		}
-		if m > 0 {
-			chunk = cur[:m]
-			writing.Add(1)
-			go write()
-		}
-		if rerr == io.EOF {
-			return n, wait(nil)
-		}
-		cur, next = next, cur
-	}
-}
-
-// flushAfter is how long copyFile waits for a half to fill before it
-// writes what it has: a store that streams to a server with an idle
-// timeout (S3's is some 20 s) keeps getting bytes from a slow sender, and
-// an upload page's progress keeps moving.
-const flushAfter = 250 * time.Millisecond
-
-// fill reads from r into b until b is full or r fails (io.EOF included),
-// or, once it has atLeast bytes, when flushAfter has passed since it
-// started. It stops before its next read once stop is set.
-func fill(r io.Reader, b []byte, atLeast int, stop *atomic.Bool) (n int, err error) {
-	start := time.Now()
-	for n < len(b) && err == nil && !stop.Load() {
-		if n >= atLeast && time.Since(start) >= flushAfter {
-			break
-		}
-		var m int
-		m, err = r.Read(b[n:])
-		n += m
-	}
-	return n, err
-}
-
-// endAtCut reads r, reporting a body cut short (io.ErrUnexpectedEOF, as
-// net/http's and mime/multipart's readers do) as its end: the size check
-// then says how much of the declared size arrived.
-type endAtCut struct{ r io.Reader }
-
-func (e endAtCut) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.ErrUnexpectedEOF {
-		err = io.EOF
-	}
-	return n, err
+	return "", nil, refuseMalformed.says(fmt.Sprintf("no file field %q among the first %d parts", FormFieldFile, maxParts))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

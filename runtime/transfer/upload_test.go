@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,12 +17,18 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/internal/mcptest"
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
@@ -233,6 +240,16 @@ func wantRejected(t *testing.T, w *httptest.ResponseRecorder, status int, reason
 	}
 }
 
+// wantCode checks the machine code of a refusal: the "reason" of its
+// JSON body.
+func wantCode(t *testing.T, w *httptest.ResponseRecorder, code string) {
+	t.Helper()
+	var got struct{ Reason string }
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || got.Reason != code {
+		t.Errorf("status %d, body %q: reason %q (%v), want %q", w.Code, w.Body, got.Reason, err, code)
+	}
+}
+
 func TestUploadCreated(t *testing.T) {
 	t.Run("POST", func(t *testing.T) {
 		stores(t, func(t *testing.T, fx *fixture) {
@@ -365,56 +382,57 @@ func TestUploadRejections(t *testing.T) {
 		req    func(t *testing.T, fx *fixture) (*http.Request, string) // the request and its token
 		status int
 		reason string
+		code   string // the JSON body's "reason"
 	}{
 		{"oversize Content-Length", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			return put(tok, bytes.NewReader(append(data, 'x')), false), tok
-		}, 413, "Content-Length 3901 is larger than the declared size 3900"},
+		}, 413, "Content-Length 3901 is larger than the declared size 3900", transfer.ReasonMaxSizeExceeded},
 		{"oversize POST", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			return post(t, tok, append(data, 'x')), tok
-		}, 413, "larger than the declared size 3900"},
+		}, 413, "larger than the declared size 3900", transfer.ReasonMaxSizeExceeded},
 		{"undersize PUT", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			return put(tok, bytes.NewReader(data[:len(data)-1]), true), tok
-		}, 400, "body ended after 3899 of the declared 3900 bytes"},
+		}, 400, "body ended after 3899 of the declared 3900 bytes", transfer.ReasonIncomplete},
 		{"undersize Content-Length", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			return put(tok, bytes.NewReader(data[:10]), false), tok
-		}, 400, "Content-Length 10 is smaller than the declared size 3900"},
+		}, 400, "Content-Length 10 is smaller than the declared size 3900", transfer.ReasonIncomplete},
 		{"undersize POST", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			return post(t, tok, data[:len(data)-1]), tok
-		}, 400, "body ended after 3899 of the declared 3900 bytes"},
+		}, 400, "body ended after 3899 of the declared 3900 bytes", transfer.ReasonIncomplete},
 		{"digest mismatch", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			return post(t, tok, tampered), tok
-		}, 422, "digest mismatch"},
+		}, 422, "digest mismatch", transfer.ReasonDigestMismatch},
 		{"sniff mismatch", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, png)
 			return put(tok, bytes.NewReader(data), false), tok
-		}, 415, "content is text, not the declared image/png"},
+		}, 415, "content is text, not the declared image/png", transfer.ReasonContentMismatch},
 		{"tampered token", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			bad := flip(tok, len(tok)-10)
 			return put(bad, bytes.NewReader(data), false), bad
-		}, 403, "bad signature"},
+		}, 403, "bad signature", transfer.ReasonUnauthorized},
 		{"unknown key", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, other, claims(data))
 			return post(t, tok, data), tok
-		}, 403, "unknown signing key"},
+		}, 403, "unknown signing key", transfer.ReasonUnauthorized},
 		{"expired", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			c := claims(data)
 			c.Expires = now.Add(-time.Second)
 			tok := sign(t, fx.keys, c)
 			return put(tok, bytes.NewReader(data), false), tok
-		}, 403, "expired"},
+		}, 403, "expired", transfer.ReasonExpired},
 		{"expiring now", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			c := claims(data)
 			c.Expires = now
 			tok := sign(t, fx.keys, c)
 			return put(tok, bytes.NewReader(data), false), tok
-		}, 403, "expired"},
+		}, 403, "expired", transfer.ReasonExpired},
 		{"foreign owner", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			c := claims(data)
 			c.Owner = "bob"
@@ -422,57 +440,57 @@ func TestUploadRejections(t *testing.T) {
 			r := put(tok, bytes.NewReader(data), false)
 			r.Header.Set("X-Test-Owner", "alice")
 			return r, tok
-		}, 403, "another owner"},
+		}, 403, "another owner", transfer.ReasonUnauthorized},
 		{"download token", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			c := claims(data)
 			c.Purpose = token.PurposeDownload
 			tok := sign(t, fx.keys, c)
 			return post(t, tok, data), tok
-		}, 403, "wrong purpose"},
+		}, 403, "wrong purpose", transfer.ReasonUnauthorized},
 		{"malformed token", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			return put("not-a-token", bytes.NewReader(data), false), "not-a-token"
-		}, 400, "malformed"},
+		}, 400, "malformed", transfer.ReasonMalformed},
 		{"no token PUT", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			return put("", bytes.NewReader(data), false), ""
-		}, 401, "no token"},
+		}, 401, "no token", transfer.ReasonNoToken},
 		{"basic auth PUT", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			r := put("", bytes.NewReader(data), false)
 			r.SetBasicAuth("a", "b")
 			return r, ""
-		}, 401, "no token"},
+		}, 401, "no token", transfer.ReasonNoToken},
 		{"no token POST", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			body, ct := multipartBody(t, part{"file", string(data)})
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, ""
-		}, 400, `no token field "token" before the file field "file"`},
+		}, 400, `no token field "token" before the file field "file"`, transfer.ReasonMalformed},
 		{"token after file", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			body, ct := multipartBody(t, part{"file", string(data)}, part{"token", tok})
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, tok
-		}, 400, "no token field"},
+		}, 400, "no token field", transfer.ReasonMalformed},
 		{"two tokens", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			body, ct := multipartBody(t, part{"token", tok}, part{"token", tok}, part{"file", string(data)})
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, tok
-		}, 400, "more than one token field"},
+		}, 400, "more than one token field", transfer.ReasonMalformed},
 		{"token field too long", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			body, ct := multipartBody(t, part{"token", strings.Repeat("a", token.MaxTokenLen+1)}, part{"file", string(data)})
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, ""
-		}, 400, "token field longer than 4096 bytes"},
+		}, 400, "token field longer than 4096 bytes", transfer.ReasonMalformed},
 		{"no file part", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			body, ct := multipartBody(t, part{"token", tok})
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, tok
-		}, 400, `no file field "file"`},
+		}, 400, `no file field "file"`, transfer.ReasonMalformed},
 		{"too many parts", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			parts := []part{{"token", tok}}
@@ -483,39 +501,39 @@ func TestUploadRejections(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, tok
-		}, 400, `no file field "file" among the first 8 parts`},
+		}, 400, `no file field "file" among the first 8 parts`, transfer.ReasonMalformed},
 		{"long field before file", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			body, ct := multipartBody(t, part{"token", tok}, part{"pad", strings.Repeat("p", 1<<20)}, part{"file", string(data)})
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(body))
 			r.Header.Set("Content-Type", ct)
 			return r, tok
-		}, 400, "parts before the file field are longer than 65536 bytes"},
+		}, 400, "parts before the file field are longer than 65536 bytes", transfer.ReasonMalformed},
 		{"huge part header", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			tok := sign(t, fx.keys, claims(data))
 			b := "--B\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\n" + tok + "\r\n--B\r\nX-Pad: " + strings.Repeat("p", 1<<20) + "\r\n"
 			r := httptest.NewRequest(http.MethodPost, "/upload", strings.NewReader(b))
 			r.Header.Set("Content-Type", "multipart/form-data; boundary=B")
 			return r, tok
-		}, 400, "longer than 65536 bytes"},
+		}, 400, "longer than 65536 bytes", transfer.ReasonMalformed},
 		{"malformed multipart", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			r := httptest.NewRequest(http.MethodPost, "/upload", strings.NewReader("garbage"))
 			r.Header.Set("Content-Type", "multipart/form-data; boundary=B")
 			return r, ""
-		}, 400, "malformed multipart body"},
+		}, 400, "malformed multipart body", transfer.ReasonMalformed},
 		{"not multipart", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(data))
 			r.Header.Set("Content-Type", "text/plain")
 			return r, ""
-		}, 415, "multipart/form-data"},
+		}, 415, "multipart/form-data", transfer.ReasonUnsupportedBody},
 		{"no boundary", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			r := httptest.NewRequest(http.MethodPost, "/upload", bytes.NewReader(data))
 			r.Header.Set("Content-Type", "multipart/form-data")
 			return r, ""
-		}, 400, "without a boundary"},
+		}, 400, "without a boundary", transfer.ReasonMalformed},
 		{"GET", func(t *testing.T, fx *fixture) (*http.Request, string) {
 			return httptest.NewRequest(http.MethodGet, "/upload", nil), ""
-		}, 405, `method "GET" not allowed`},
+		}, 405, `method "GET" not allowed`, transfer.ReasonMethodNotAllowed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -523,6 +541,7 @@ func TestUploadRejections(t *testing.T) {
 				r, tok := tt.req(t, fx)
 				w := serve(fx.handler, r)
 				wantRejected(t, w, tt.status, tt.reason, tok)
+				wantCode(t, w, tt.code)
 				switch tt.status {
 				case 405:
 					if got := w.Header().Get("Allow"); got != "POST, PUT" {
@@ -543,8 +562,11 @@ func TestUploadReplay(t *testing.T) {
 	stores(t, func(t *testing.T, fx *fixture) {
 		tok := sign(t, fx.keys, claims(data))
 		wantCreated(t, fx, serve(fx.handler, post(t, tok, data)), data)
-		wantRejected(t, serve(fx.handler, post(t, tok, data)), http.StatusConflict, "already used", tok)
-		wantRejected(t, serve(fx.handler, put(tok, bytes.NewReader(data), false)), http.StatusConflict, "already used", tok)
+		for _, r := range []*http.Request{post(t, tok, data), put(tok, bytes.NewReader(data), false)} {
+			w := serve(fx.handler, r)
+			wantRejected(t, w, http.StatusConflict, "already used", tok)
+			wantCode(t, w, transfer.ReasonAlreadyUsed)
+		}
 		if _, err := fx.store.Stat(context.Background(), fileID); err != nil {
 			t.Errorf("the first upload is gone after a replay: %v", err)
 		}
@@ -597,7 +619,7 @@ func TestUploadClientStopsMidway(t *testing.T) {
 
 func TestUploadConcurrent(t *testing.T) {
 	stores(t, func(t *testing.T, fx *fixture) {
-		before := runtime.NumGoroutine()
+		before := goruntime.NumGoroutine()
 		srv := httptest.NewServer(fx.handler)
 		client := srv.Client()
 		var wg sync.WaitGroup
@@ -643,7 +665,7 @@ func TestUploadConcurrent(t *testing.T) {
 		srv.Close()
 		var after int
 		for range 100 {
-			if after = runtime.NumGoroutine(); after <= before {
+			if after = goruntime.NumGoroutine(); after <= before {
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -773,6 +795,7 @@ func TestUploadStoreFails(t *testing.T) {
 	if w.Code != http.StatusInternalServerError || !strings.Contains(logged.String(), "unexpected EOF") {
 		t.Errorf("store fails with a wrapped io.ErrUnexpectedEOF: %d %s, logged %q; want 500, logged", w.Code, w.Body, logged.String())
 	}
+	wantCode(t, w, transfer.ReasonInternal)
 
 	write = func([]byte) (int, error) { panic("store bug") }
 	srv := httptest.NewServer(h)
@@ -818,5 +841,44 @@ func TestUploadMultipartCutAfterFile(t *testing.T) {
 	r.Header.Set("Content-Type", ct)
 	if w := serve(fx.handler, r); w.Code != http.StatusCreated {
 		t.Errorf("multipart body cut after the file's bytes: %d %s, want 201", w.Code, w.Body)
+	}
+}
+
+// TestUploadTokenReplayAfterSweep: with FileTTL shorter than
+// AuthorizationTTL, the file an upload token made outlives the token, so
+// that after a sweep the token is still spent (409) and its file URI
+// still names the bytes first uploaded, never other ones.
+func TestUploadTokenReplayAfterSweep(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().Unix())
+	now := func() time.Time { return time.Unix(clock.Load(), 0) }
+	st := memstore.New(&memstore.Options{Now: now})
+	s := uploadsServer(t, transfer.Options{Store: st, Now: now, FileTTL: time.Minute}) // AuthorizationTTL: the default hour
+	runtime.AddTool(s, &mcp.Tool{Name: "blob"}, readAll[testtypes.BigArgs](func(in testtypes.BigArgs) runtime.File { return in.Blob }))
+	cs := inMemory(t, s, nil, "")
+
+	first, second := []byte("the bytes the user meant"), []byte("other bytes, same length")
+	n := int64(len(first))
+	res, err := authorize(t.Context(), cs, &transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: &n}) // no digest
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := send(t, res.Upload, first); code != http.StatusCreated {
+		t.Fatalf("upload: %d", code)
+	}
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	if out := mcptest.Text(t, mcptest.Call(t, cs, "blob", map[string]any{"blob": res.File.URI})); !strings.Contains(out, sum(first)) {
+		t.Fatalf("first call: %q", out)
+	}
+
+	clock.Add(120) // the file expires; the upload token (1 h) and the file URI (1 h + 1 min) do not
+	if _, err := st.Sweep(t.Context(), now()); err != nil {
+		t.Fatal(err)
+	}
+	if code := send(t, res.Upload, second); code != http.StatusConflict {
+		t.Errorf("the same upload token again, after the sweep: %d, want 409 (the token is single use)", code)
+	}
+	if out := mcptest.Text(t, mcptest.Call(t, cs, "blob", map[string]any{"blob": res.File.URI})); strings.Contains(out, sum(second)) {
+		t.Errorf("the same file URI now resolves to other bytes: %q", out)
 	}
 }

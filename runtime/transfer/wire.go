@@ -1,286 +1,105 @@
 package transfer
 
-// The wire shapes of SEP-2631 (File Objects and Transfer): the file
-// metadata a server hands out (FileValue, FileDigest), the descriptor of an
-// out-of-band transfer (FileTransferDescriptor), the params and results of
-// files/authorizeUpload and files/authorizeDownload, and the error data of
-// a rejected file. The JSON member names are the SEP's; the examples in the
-// SEP round-trip through these types unchanged (see wire_test.go).
-
 import (
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
-// The methods of SEP-2631, for mcp.AddReceivingCustomMethod and
-// mcp.AddSendingCustomMethod / mcp.CallCustomMethod.
+// The wire types of SEP-2631 live in package wire, which the Go client
+// imports without the server; these are the same types and constants
+// under the names this package has always had.
+
+// The methods of SEP-2631 (see [wire.MethodAuthorizeUpload]).
 const (
-	MethodAuthorizeUpload   = "files/authorizeUpload"
-	MethodAuthorizeDownload = "files/authorizeDownload"
+	MethodAuthorizeUpload   = wire.MethodAuthorizeUpload
+	MethodAuthorizeDownload = wire.MethodAuthorizeDownload
 )
 
-// DigestSHA256 is the one digest algorithm SEP-2631 requires ("MUST
-// support sha-256") and the only one this package produces or verifies.
-const DigestSHA256 = "sha-256"
+// DigestSHA256 is [wire.DigestSHA256].
+const DigestSHA256 = wire.DigestSHA256
 
-// A FileDigest is the digest of a file's complete, immutable byte
-// sequence: {"algorithm": "sha-256", "value": <base64url without padding>}.
-type FileDigest struct {
-	Algorithm string `json:"algorithm" jsonschema:"the digest's algorithm: sha-256"`
-	Value     string `json:"value" jsonschema:"the digest, base64url without padding"`
-}
-
-// SHA256Digest returns the FileDigest of a SHA-256 sum, as from
-// sha256.Sum256.
-func SHA256Digest(sum [sha256.Size]byte) FileDigest {
-	return FileDigest{Algorithm: DigestSHA256, Value: base64.RawURLEncoding.EncodeToString(sum[:])}
-}
-
-// sha256ValueLen is the length of a SHA-256 sum in base64url without
-// padding.
-var sha256ValueLen = base64.RawURLEncoding.EncodedLen(sha256.Size)
-
-// SHA256 returns the sum d holds. It fails when d's algorithm is not
-// "sha-256" (compared without regard to case, as hash algorithm names are)
-// or its value is not exactly 32 bytes in base64url without padding. The
-// error quotes at most a short prefix of what it got.
-func (d FileDigest) SHA256() ([sha256.Size]byte, error) {
-	var sum [sha256.Size]byte
-	if !strings.EqualFold(d.Algorithm, DigestSHA256) {
-		return sum, fmt.Errorf("transfer: digest algorithm %s is not supported (want %q)", quoteShort(d.Algorithm), DigestSHA256)
-	}
-	if len(d.Value) != sha256ValueLen {
-		return sum, fmt.Errorf("transfer: sha-256 digest value %s is %d characters long (want %d characters of base64url without padding)", quoteShort(d.Value), len(d.Value), sha256ValueLen)
-	}
-	n, err := base64.RawURLEncoding.Strict().Decode(sum[:], []byte(d.Value))
-	if err != nil || n != sha256.Size {
-		return [sha256.Size]byte{}, fmt.Errorf("transfer: sha-256 digest value %s is not base64url without padding (want %d characters of A-Z a-z 0-9 - _)", quoteShort(d.Value), sha256ValueLen)
-	}
-	return sum, nil
-}
-
-// shortLen is how many bytes of a rejected value an error quotes.
-const shortLen = 12
-
-// quoteShort quotes s, or its first shortLen bytes (cut on a rune
-// boundary) followed by an ellipsis when it is longer.
-func quoteShort(s string) string {
-	if len(s) <= shortLen {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := shortLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q…", s[:cut])
-}
-
-// A FileValue is the metadata of a file the server holds under a file URI
-// (mcp-file://…): what files/authorizeUpload and files/authorizeDownload
-// return, and what a tool result carries in structuredContent or in a
-// content block {"type": "file", "file": …}.
-//
-// Size is a pointer so that an absent size and a size of 0 (an empty file)
-// are told apart and both round-trip.
-type FileValue struct {
-	URI      string      `json:"uri" jsonschema:"the file's URI (mcp-file:), for files/authorizeDownload"`
-	Name     string      `json:"name,omitempty" jsonschema:"the file's name"`
-	MimeType string      `json:"mimeType,omitempty" jsonschema:"the file's media type"`
-	Size     *int64      `json:"size,omitempty" jsonschema:"the file's size in bytes"`
-	Digest   *FileDigest `json:"digest,omitempty" jsonschema:"the digest of the file's bytes"`
-}
-
-// The transport and methods of a FileTransferDescriptor.
+// The transport and methods of a FileTransferDescriptor (see
+// [wire.TransportHTTPS]).
 const (
-	// TransportHTTPS is the one transport SEP-2631 defines, multipart
-	// form uploads included.
-	TransportHTTPS = "https"
-
-	TransferGET  = "GET"  // a download
-	TransferPUT  = "PUT"  // an upload of the raw bytes
-	TransferPOST = "POST" // an upload, multipart/form-data when Multipart is set
+	TransportHTTPS = wire.TransportHTTPS
+	TransferGET    = wire.TransferGET
+	TransferPUT    = wire.TransferPUT
+	TransferPOST   = wire.TransferPOST
 )
 
-// A FileTransferDescriptor tells a client how to move a file's bytes out
-// of band: a bearer-style capability, scoped and time-limited. Transport
-// is "https"; Method is "GET" for a download, "PUT" or "POST" for an
-// upload. Headers are to be sent with the request. Multipart, when set,
-// says the upload is a multipart/form-data body with the bytes in the
-// part named FileField and the Fields as form fields. ExpiresAt, RFC 3339
-// on the wire, is omitted when zero.
-type FileTransferDescriptor struct {
-	Transport string            `json:"transport"`
-	Method    string            `json:"method"`
-	URL       string            `json:"url"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	Multipart *Multipart        `json:"multipart,omitempty"`
-	ExpiresAt time.Time         `json:"expiresAt,omitzero"`
-}
+// ResultComplete is [wire.ResultComplete].
+const ResultComplete = wire.ResultComplete
 
-// Multipart describes a multipart/form-data upload: the form field of
-// the file's bytes and the other fields to send (such as the token).
-type Multipart struct {
-	FileField string            `json:"fileField"`
-	Fields    map[string]string `json:"fields,omitempty"`
-}
-
-// An AuthorizedFile is a file's metadata with, optionally, an eager
-// download authorization.
-type AuthorizedFile struct {
-	File     FileValue               `json:"file"`
-	Download *FileTransferDescriptor `json:"download,omitempty"`
-}
-
-// AuthorizeUploadParams are the params of files/authorizeUpload: what the
-// client declares of the file it will upload. Every member is optional;
-// Size is a pointer so that a declared size of 0 is kept.
-type AuthorizeUploadParams struct {
-	mcp.ParamsBase
-	Name     string      `json:"name,omitempty"`
-	MimeType string      `json:"mimeType,omitempty"`
-	Size     *int64      `json:"size,omitempty"`
-	Digest   *FileDigest `json:"digest,omitempty"`
-}
-
-// AuthorizeDownloadParams are the params of files/authorizeDownload.
-type AuthorizeDownloadParams struct {
-	mcp.ParamsBase
-	URI string `json:"uri"`
-}
-
-// ResultComplete is the resultType of a final result (protocol 2026-07-28,
-// SEP-2322): the only one files/authorize* results have.
-const ResultComplete = "complete"
-
-// AuthorizeUploadResult is the result of files/authorizeUpload: the file
-// URI and metadata the upload will produce, the descriptor of the upload,
-// and optionally an eager download authorization.
-//
-// ResultType is always on the wire: "complete" when left empty (see
-// MarshalJSON). go-sdk v1.8 sets resultType only on its own result types,
-// through an unexported embedded struct a custom result cannot embed, so
-// these results carry it themselves; an older client ignores the member.
-type AuthorizeUploadResult struct {
-	mcp.ResultBase
-	ResultType string                  `json:"resultType"`
-	File       FileValue               `json:"file"`
-	Upload     FileTransferDescriptor  `json:"upload"`
-	Download   *FileTransferDescriptor `json:"download,omitempty"`
-}
-
-// MarshalJSON writes r with resultType "complete" when r.ResultType is
-// empty.
-func (r AuthorizeUploadResult) MarshalJSON() ([]byte, error) {
-	type plain AuthorizeUploadResult // without this method
-	if r.ResultType == "" {
-		r.ResultType = ResultComplete
-	}
-	return json.Marshal(plain(r))
-}
-
-// AuthorizeDownloadResult is the result of files/authorizeDownload: the
-// file's metadata and the descriptor of its download. ResultType is as in
-// [AuthorizeUploadResult].
-type AuthorizeDownloadResult struct {
-	mcp.ResultBase
-	ResultType string                 `json:"resultType"`
-	File       FileValue              `json:"file"`
-	Download   FileTransferDescriptor `json:"download"`
-}
-
-// MarshalJSON writes r with resultType "complete" when r.ResultType is
-// empty.
-func (r AuthorizeDownloadResult) MarshalJSON() ([]byte, error) {
-	type plain AuthorizeDownloadResult // without this method
-	if r.ResultType == "" {
-		r.ResultType = ResultComplete
-	}
-	return json.Marshal(plain(r))
-}
-
-// The reasons of ErrorData. SEP-2631 names only maxSizeExceeded (in its
-// example) and asks that digest mismatches be told apart; the others are
-// this package's, in the same style.
+// The reasons of ErrorData and of the HTTP endpoints' refusals (see
+// [wire.ReasonMaxSizeExceeded]).
 const (
-	// ReasonMaxSizeExceeded: the file is larger than the field's maxSize.
-	// MaxSize and ActualSize (the declared or uploaded size) say by how much.
-	ReasonMaxSizeExceeded = "maxSizeExceeded"
-	// ReasonMimeTypeNotAccepted: the file's media type is not in the
-	// field's accept list. MimeType is the rejected type, Accept the list.
-	ReasonMimeTypeNotAccepted = "mimeTypeNotAccepted"
-	// ReasonDigestMismatch: the uploaded bytes do not have the digest
-	// declared in files/authorizeUpload.
-	ReasonDigestMismatch = "digestMismatch"
-	// ReasonExpired: the file URI, or the upload it was authorized for,
-	// has expired.
-	ReasonExpired = "expired"
-	// ReasonUnauthorized: the file URI exists but the requester may not
-	// use it (it was issued to another principal).
-	ReasonUnauthorized = "unauthorized"
-	// ReasonNotFound: the server knows no file under the URI.
-	ReasonNotFound = "notFound"
-	// ReasonNotUploaded: the file URI was authorized for an upload, but
-	// its bytes have not (all) arrived.
-	ReasonNotUploaded = "notUploaded"
-	// ReasonMalformed: the file URI, the digest or another member of the
-	// params is not well formed.
-	ReasonMalformed = "malformed"
+	ReasonMaxSizeExceeded     = wire.ReasonMaxSizeExceeded
+	ReasonMimeTypeNotAccepted = wire.ReasonMimeTypeNotAccepted
+	ReasonDigestMismatch      = wire.ReasonDigestMismatch
+	ReasonExpired             = wire.ReasonExpired
+	ReasonUnauthorized        = wire.ReasonUnauthorized
+	ReasonNotFound            = wire.ReasonNotFound
+	ReasonMalformed           = wire.ReasonMalformed
+	ReasonQuotaExceeded       = wire.ReasonQuotaExceeded
+	ReasonMethodNotAllowed    = wire.ReasonMethodNotAllowed
+	ReasonNoToken             = wire.ReasonNoToken
+	ReasonUnsupportedBody     = wire.ReasonUnsupportedBody
+	ReasonIncomplete          = wire.ReasonIncomplete
+	ReasonAlreadyUsed         = wire.ReasonAlreadyUsed
+	ReasonContentMismatch     = wire.ReasonContentMismatch
+	ReasonPageClosed          = wire.ReasonPageClosed
+	ReasonCrossSite           = wire.ReasonCrossSite
+	ReasonNoFile              = wire.ReasonNoFile
+	ReasonCanceled            = wire.ReasonCanceled
+	ReasonInternal            = wire.ReasonInternal
 )
 
-// ErrorData is the machine-readable data of a rejected file, the "data"
-// of a JSON-RPC error (SEP-2631 §10):
-// {"reason": "maxSizeExceeded", "maxSize": 10485760, "actualSize": 24812345}.
-type ErrorData struct {
-	Reason     string   `json:"reason"`
-	MaxSize    *int64   `json:"maxSize,omitempty"`
-	ActualSize *int64   `json:"actualSize,omitempty"`
-	MimeType   string   `json:"mimeType,omitempty"`
-	Accept     []string `json:"accept,omitempty"`
-}
+// FileDigest is [wire.FileDigest]: {"algorithm": "sha-256", "value": …}.
+type FileDigest = wire.FileDigest
 
-// InvalidFileError returns the JSON-RPC error of a rejected file: code
-// -32602 (invalid params, as SEP-2631 says for a malformed file URI or one
-// that violates declared constraints), message, and data as its "data".
-// An empty message is replaced by one naming the reason.
+// FileValue is [wire.FileValue]: the metadata of a file under a file URI.
+type FileValue = wire.FileValue
+
+// FileTransferDescriptor is [wire.FileTransferDescriptor]: how to move a
+// file's bytes out of band.
+type FileTransferDescriptor = wire.FileTransferDescriptor
+
+// Multipart is [wire.Multipart]: the form of a multipart/form-data upload.
+type Multipart = wire.Multipart
+
+// AuthorizedFile is [wire.AuthorizedFile]: a file's metadata with,
+// optionally, an eager download authorization.
+type AuthorizedFile = wire.AuthorizedFile
+
+// AuthorizeUploadParams is [wire.AuthorizeUploadParams].
+type AuthorizeUploadParams = wire.AuthorizeUploadParams
+
+// AuthorizeDownloadParams is [wire.AuthorizeDownloadParams].
+type AuthorizeDownloadParams = wire.AuthorizeDownloadParams
+
+// AuthorizeUploadResult is [wire.AuthorizeUploadResult].
+type AuthorizeUploadResult = wire.AuthorizeUploadResult
+
+// AuthorizeDownloadResult is [wire.AuthorizeDownloadResult].
+type AuthorizeDownloadResult = wire.AuthorizeDownloadResult
+
+// ErrorData is [wire.ErrorData]: the data of a rejected file's JSON-RPC
+// error.
+type ErrorData = wire.ErrorData
+
+// SHA256Digest returns the FileDigest of a SHA-256 sum (see
+// [wire.SHA256Digest]).
+func SHA256Digest(sum [sha256.Size]byte) FileDigest { return wire.SHA256Digest(sum) }
+
+// InvalidFileError returns the JSON-RPC error -32602 of a rejected file
+// (see [wire.InvalidFileError]).
 func InvalidFileError(message string, data ErrorData) *jsonrpc.Error {
-	if message == "" {
-		message = "invalid file: " + data.Reason
-	}
-	e := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: message}
-	if b, err := json.Marshal(data); err == nil { // ErrorData always marshals
-		e.Data = b
-	}
-	return e
+	return wire.InvalidFileError(message, data)
 }
 
-// ErrorDataOf returns the ErrorData of err when err is (or wraps) a
-// *jsonrpc.Error whose data is an object with a non-empty "reason".
-func ErrorDataOf(err error) (ErrorData, bool) {
-	var je *jsonrpc.Error
-	if !errors.As(err, &je) || len(je.Data) == 0 {
-		return ErrorData{}, false
-	}
-	var d ErrorData
-	if json.Unmarshal(je.Data, &d) != nil || d.Reason == "" {
-		return ErrorData{}, false
-	}
-	return d, true
-}
-
-// Compile-time checks: the params and results work with
-// mcp.AddReceivingCustomMethod and mcp.CallCustomMethod.
-var (
-	_ mcp.Params = (*AuthorizeUploadParams)(nil)
-	_ mcp.Params = (*AuthorizeDownloadParams)(nil)
-	_ mcp.Result = (*AuthorizeUploadResult)(nil)
-	_ mcp.Result = (*AuthorizeDownloadResult)(nil)
-)
+// ErrorDataOf returns the ErrorData of a JSON-RPC error (see
+// [wire.ErrorDataOf]).
+func ErrorDataOf(err error) (ErrorData, bool) { return wire.ErrorDataOf(err) }

@@ -1,9 +1,12 @@
 // Package text holds the small operations on strings that several runtime
-// packages need, written once: cutting a string to a length at a
-// character boundary, and reading a string's bytes without a copy.
+// packages need (the decoder, the transfer server, its wire types and its
+// client), written once: cutting a string to a length at a character
+// boundary, quoting what an error may show of a value, checking printable
+// ASCII, and reading a string's bytes without a copy.
 package text
 
 import (
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -28,4 +31,25 @@ func Cut(s string, n int) string {
 // reads them: they must never be modified.
 func Bytes(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// Quote quotes s, Go-style, or its first n bytes (cut on a character
+// boundary) followed by an ellipsis when it is longer: what an error may
+// show of a value it rejects.
+func Quote(s string, n int) string {
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(Cut(s, n)) + "…"
+}
+
+// PrintableASCII reports whether s holds only printable ASCII, 0x20 to
+// 0x7e.
+func PrintableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

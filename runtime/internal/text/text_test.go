@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -59,3 +60,40 @@ func TestBytes(t *testing.T) {
 		t.Errorf("Bytes(\"\") is not empty")
 	}
 }
+
+func TestQuote(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 12, `"short"`},
+		{strings.Repeat("é", 10), 12, `"éééééé"…`},
+		{strings.Repeat("x", 30), 24, `"` + strings.Repeat("x", 24) + `"…`},
+		{"a\x00b", 12, `"a\x00b"`},
+	} {
+		if got := Quote(tc.in, tc.n); got != tc.want {
+			t.Errorf("Quote(%q, %d) = %s, want %s", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestPrintableASCII(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"", true},
+		{"text/plain; charset=utf-8", true},
+		{" ~", true},
+		{"a\tb", false},
+		{"a\x7fb", false},
+		{"é", false},
+	} {
+		if got := PrintableASCII(tc.in); got != tc.want {
+			t.Errorf("PrintableASCII(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzCut: the cut is a prefix of at most n bytes, and valid UTF-8 stays

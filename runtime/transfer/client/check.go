@@ -2,14 +2,14 @@ package client
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"mime"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // The checks of the server's answers: the file of files/authorizeUpload
@@ -18,12 +18,12 @@ import (
 // receipt (checkReceipt). Each refusal is one line, in the SEP's member
 // names.
 
-const authorize = transfer.MethodAuthorizeUpload
+const authorize = wire.MethodAuthorizeUpload
 
 // checkFile checks the file files/authorizeUpload answered against the
 // declaration d. It returns the sha-256 sum the server announced when d
 // declared none, to be checked against the bytes sent.
-func checkFile(f transfer.FileValue, d *declaration) (announced *[sha256.Size]byte, err error) {
+func checkFile(f wire.FileValue, d *declaration) (announced *[sha256.Size]byte, err error) {
 	scheme, _, ok := strings.Cut(f.URI, ":")
 	switch {
 	case f.URI == "":
@@ -40,11 +40,11 @@ func checkFile(f transfer.FileValue, d *declaration) (announced *[sha256.Size]by
 	sum, err := f.Digest.SHA256()
 	switch {
 	case err != nil && d.sum != nil:
-		return nil, bad("%s answered a file.digest that is not the declared one: %s", authorize, strings.TrimPrefix(err.Error(), "transfer: "))
+		return nil, bad("%s answered a file.digest that is not the declared one: %s", authorize, strings.TrimPrefix(err.Error(), "wire: "))
 	case err != nil:
 		return nil, nil // another algorithm, of bytes the client did not declare: nothing to check it against
 	case d.sum != nil && sum != *d.sum:
-		return nil, bad("%s answered file.digest %s, not the declared %s", authorize, quoteShort(f.Digest.Value), transfer.SHA256Digest(*d.sum).Value)
+		return nil, bad("%s answered file.digest %s, not the declared %s", authorize, quoteShort(f.Digest.Value), wire.SHA256Digest(*d.sum).Value)
 	case d.sum != nil:
 		return nil, nil
 	}
@@ -60,13 +60,13 @@ func sameMediaType(a, b string) bool {
 
 // checkDescriptor checks the upload descriptor d at time now and returns
 // its URL.
-func checkDescriptor(d transfer.FileTransferDescriptor, allowHTTP bool, now time.Time) (*url.URL, error) {
+func checkDescriptor(d wire.FileTransferDescriptor, allowHTTP bool, now time.Time) (*url.URL, error) {
 	switch {
-	case d.Transport != transfer.TransportHTTPS:
-		return nil, bad("%s answered upload.transport %s (want %q)", authorize, quoteShort(d.Transport), transfer.TransportHTTPS)
-	case d.Method == transfer.TransferGET:
+	case d.Transport != wire.TransportHTTPS:
+		return nil, bad("%s answered upload.transport %s (want %q)", authorize, quoteShort(d.Transport), wire.TransportHTTPS)
+	case d.Method == wire.TransferGET:
 		return nil, bad("%s answered upload.method %q, a download (want POST or PUT)", authorize, d.Method)
-	case d.Method != transfer.TransferPOST && d.Method != transfer.TransferPUT:
+	case d.Method != wire.TransferPOST && d.Method != wire.TransferPUT:
 		return nil, bad("%s answered upload.method %s (want POST or PUT)", authorize, quoteShort(d.Method))
 	}
 	if m := d.Multipart; m != nil {
@@ -126,14 +126,14 @@ func checkReceipt(s *sent, announced *[sha256.Size]byte) error {
 	if r.Digest != nil {
 		sum, err := r.Digest.SHA256()
 		switch {
-		case err != nil && strings.EqualFold(r.Digest.Algorithm, transfer.DigestSHA256):
-			return bad("the upload endpoint answered a malformed digest: %s", strings.TrimPrefix(err.Error(), "transfer: "))
+		case err != nil && strings.EqualFold(r.Digest.Algorithm, wire.DigestSHA256):
+			return bad("the upload endpoint answered a malformed digest: %s", strings.TrimPrefix(err.Error(), "wire: "))
 		case err == nil && sum != s.sum:
-			return bad("the upload endpoint answered digest %s, but the bytes sent have %s", quoteShort(r.Digest.Value), transfer.SHA256Digest(s.sum).Value)
+			return bad("the upload endpoint answered digest %s, but the bytes sent have %s", quoteShort(r.Digest.Value), wire.SHA256Digest(s.sum).Value)
 		}
 	}
 	if announced != nil && *announced != s.sum {
-		return bad("%s answered file.digest %s, but the bytes sent have %s", authorize, transfer.SHA256Digest(*announced).Value, transfer.SHA256Digest(s.sum).Value)
+		return bad("%s answered file.digest %s, but the bytes sent have %s", authorize, wire.SHA256Digest(*announced).Value, wire.SHA256Digest(s.sum).Value)
 	}
 	return nil
 }
@@ -149,13 +149,4 @@ const shortLen = 24
 
 // quoteShort quotes s, or its first shortLen bytes followed by an
 // ellipsis when it is longer.
-func quoteShort(s string) string {
-	if len(s) <= shortLen {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := shortLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q…", s[:cut])
-}
+func quoteShort(s string) string { return text.Quote(s, shortLen) }

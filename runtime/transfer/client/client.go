@@ -15,14 +15,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // Enable lets c send files/authorizeUpload. Call it once on the client,
 // before Connect; [Upload] and [UploadPath] fail on a session of a client
 // without it.
 func Enable(c *mcp.Client) error {
-	if err := mcp.AddSendingCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](c, transfer.MethodAuthorizeUpload); err != nil {
+	if err := mcp.AddSendingCustomMethod[*wire.AuthorizeUploadParams, *wire.AuthorizeUploadResult](c, wire.MethodAuthorizeUpload); err != nil {
 		return fmt.Errorf("transfer/client: %w", err)
 	}
 	return nil
@@ -93,10 +93,16 @@ type StatusError struct {
 	// StatusCode is the answer's status, such as 403.
 	StatusCode int
 	// Reason is the endpoint's reason, when its answer has one: the
-	// "error" of this project's endpoint ({"error": reason}), or the Code
+	// "error" of this project's endpoint ({"error": …}), or the Code
 	// and Message of an S3 error. At most 200 bytes, with what the
 	// descriptor holds (the token, the signature) cut out.
 	Reason string
+	// Code is the endpoint's machine code for the refusal, when its answer
+	// has one: the "reason" of this project's endpoint ({"error": …,
+	// "reason": "quotaExceeded"}, one of the wire.Reason constants), or
+	// the Code of an S3 error. Unlike Reason it is stable, for programs to
+	// compare.
+	Code string
 }
 
 // Error returns the status, and the reason quoted.
@@ -113,18 +119,18 @@ func (e *StatusError) Error() string {
 // again to send it; the file is never held in memory) and mediaType, or
 // when mediaType is empty the type found in its first 512 bytes (see
 // [File.MediaType]).
-func UploadPath(ctx context.Context, cs *mcp.ClientSession, path, mediaType string, o *Options) (transfer.FileValue, error) {
+func UploadPath(ctx context.Context, cs *mcp.ClientSession, path, mediaType string, o *Options) (wire.FileValue, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return transfer.FileValue{}, fmt.Errorf("transfer/client: %w", err)
+		return wire.FileValue{}, fmt.Errorf("transfer/client: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return transfer.FileValue{}, fmt.Errorf("transfer/client: %w", err)
+		return wire.FileValue{}, fmt.Errorf("transfer/client: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return transfer.FileValue{}, fmt.Errorf("transfer/client: %q is not a regular file (it is %v)", path, fi.Mode().Type())
+		return wire.FileValue{}, fmt.Errorf("transfer/client: %q is not a regular file (it is %v)", path, fi.Mode().Type())
 	}
 	return Upload(ctx, cs, File{Name: filepath.Base(path), MediaType: mediaType, Size: fi.Size(), Body: f}, o)
 }
@@ -139,7 +145,7 @@ func UploadPath(ctx context.Context, cs *mcp.ClientSession, path, mediaType stri
 //     Body, the SHA-256, hashed in one streamed pass.
 //  2. Authorize: files/authorizeUpload with name, mimeType, size and
 //     digest. A refusal is the server's JSON-RPC error, wrapped, so that
-//     errors.As finds the *jsonrpc.Error and [transfer.ErrorDataOf] its
+//     errors.As finds the *jsonrpc.Error and [wire.ErrorDataOf] its
 //     data (reason maxSizeExceeded and so on).
 //  3. Check the file: the URI is there and mcp-file:, and the size, the
 //     media type and the digest the server answered are those declared.
@@ -161,16 +167,16 @@ func UploadPath(ctx context.Context, cs *mcp.ClientSession, path, mediaType stri
 // set. Failures of the server's answers are [ErrBadAnswer]. No error holds
 // a byte of the file, the upload token, or the descriptor's URL beyond
 // its scheme and host.
-func Upload(ctx context.Context, cs *mcp.ClientSession, f File, o *Options) (transfer.FileValue, error) {
+func Upload(ctx context.Context, cs *mcp.ClientSession, f File, o *Options) (wire.FileValue, error) {
 	if o == nil {
 		o = new(Options)
 	}
 	if f.Size < 0 {
-		return transfer.FileValue{}, fmt.Errorf("transfer/client: File.Size %d is negative", f.Size)
+		return wire.FileValue{}, fmt.Errorf("transfer/client: File.Size %d is negative", f.Size)
 	}
 	if f.Body == nil {
 		if f.Size > 0 {
-			return transfer.FileValue{}, fmt.Errorf("transfer/client: File.Body is nil, but File.Size is %d", f.Size)
+			return wire.FileValue{}, fmt.Errorf("transfer/client: File.Body is nil, but File.Size is %d", f.Size)
 		}
 		f.Body = bytes.NewReader(nil)
 	}
@@ -178,39 +184,39 @@ func Upload(ctx context.Context, cs *mcp.ClientSession, f File, o *Options) (tra
 	// 1. Declare.
 	d, body, err := declare(f)
 	if err != nil {
-		return transfer.FileValue{}, err
+		return wire.FileValue{}, err
 	}
 
 	// 2. Authorize.
-	res, err := mcp.CallCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](ctx, cs, transfer.MethodAuthorizeUpload, d.params())
+	res, err := mcp.CallCustomMethod[*wire.AuthorizeUploadParams, *wire.AuthorizeUploadResult](ctx, cs, wire.MethodAuthorizeUpload, d.params())
 	if err != nil {
-		return transfer.FileValue{}, fmt.Errorf("transfer/client: %w", err) // go-sdk's text names the method
+		return wire.FileValue{}, fmt.Errorf("transfer/client: %w", err) // go-sdk's text names the method
 	}
 	if res == nil {
-		return transfer.FileValue{}, bad("%s answered no result", transfer.MethodAuthorizeUpload)
+		return wire.FileValue{}, bad("%s answered no result", wire.MethodAuthorizeUpload)
 	}
 
 	// 3. Check the file.
 	announced, err := checkFile(res.File, d)
 	if err != nil {
-		return transfer.FileValue{}, err
+		return wire.FileValue{}, err
 	}
 
 	// 4. Check the descriptor.
 	u, err := checkDescriptor(res.Upload, o.AllowHTTP, time.Now())
 	if err != nil {
-		return transfer.FileValue{}, err
+		return wire.FileValue{}, err
 	}
 
 	// 5. Send.
 	out, err := send(ctx, httpClient(o), res.Upload, u, d, body)
 	if err != nil {
-		return transfer.FileValue{}, err
+		return wire.FileValue{}, err
 	}
 
 	// 6. Check the receipt.
 	if err := checkReceipt(out, announced); err != nil {
-		return transfer.FileValue{}, err
+		return wire.FileValue{}, err
 	}
 
 	fv := res.File
@@ -221,7 +227,7 @@ func Upload(ctx context.Context, cs *mcp.ClientSession, f File, o *Options) (tra
 		fv.MimeType = d.mediaType
 	}
 	if fv.Digest == nil {
-		dg := transfer.SHA256Digest(out.sum)
+		dg := wire.SHA256Digest(out.sum)
 		fv.Digest = &dg
 	}
 	return fv, nil
@@ -235,10 +241,10 @@ type declaration struct {
 	sum       *[sha256.Size]byte // nil: no digest declared
 }
 
-func (d *declaration) params() *transfer.AuthorizeUploadParams {
-	p := &transfer.AuthorizeUploadParams{Name: d.name, MimeType: d.mediaType, Size: &d.size}
+func (d *declaration) params() *wire.AuthorizeUploadParams {
+	p := &wire.AuthorizeUploadParams{Name: d.name, MimeType: d.mediaType, Size: &d.size}
 	if d.sum != nil {
-		dg := transfer.SHA256Digest(*d.sum)
+		dg := wire.SHA256Digest(*d.sum)
 		p.Digest = &dg
 	}
 	return p

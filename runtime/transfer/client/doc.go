@@ -28,7 +28,7 @@
 // ([ErrBadAnswer] for the server's answers).
 //
 //   - files/authorizeUpload: a JSON-RPC error (such as -32602 with reason
-//     maxSizeExceeded) is returned wrapped, so that [transfer.ErrorDataOf]
+//     maxSizeExceeded) is returned wrapped, so that [wire.ErrorDataOf]
 //     reads its data. The result's file.uri is present and mcp-file:, and
 //     its size, mimeType and digest, when present, are those declared.
 //   - The upload descriptor: transport "https", method POST or PUT (a
@@ -81,4 +81,8 @@
 // "transports": ["https"]}} in their capabilities. go-sdk v1.8's
 // mcp.ClientCapabilities has no member for it, so [Enable] cannot add it;
 // servers built with package transfer do not ask for it.
+//
+// The package imports the SEP's wire types (package wire), never the
+// server: a program that only uploads links none of the server's stores,
+// pages or checks (TestLinksNoServer holds it to that).
 package client

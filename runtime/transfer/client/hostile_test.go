@@ -327,19 +327,27 @@ func TestHostileServer(t *testing.T) {
 	}
 }
 
-// TestHostileStatusError: a refusal is a *StatusError with the status
-// and the reason, for a caller that retries or reports.
+// TestHostileStatusError: a refusal is a *StatusError with the status,
+// the reason and the machine code, for a caller that retries or reports;
+// a "code" that could carry a sentence or a secret is dropped.
 func TestHostileStatusError(t *testing.T) {
 	h := newHostile(t)
 	cs := connect(t, h.mcpURL)
-	h.set(nil, func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		writeJSON(w, http.StatusConflict, map[string]string{"error": "upload token already used"})
-	})
-	_, err := client.Upload(t.Context(), cs, client.File{MediaType: "text/plain", Size: 2, Body: strings.NewReader("hi")}, &client.Options{HTTPClient: h.client})
-	var se *client.StatusError
-	if !errors.As(err, &se) || se.StatusCode != http.StatusConflict || se.Reason != "upload token already used" {
-		t.Errorf("Upload = %#v, want a *StatusError 409 with the reason", err)
+	for _, tc := range []struct{ sent, want string }{
+		{"alreadyUsed", "alreadyUsed"},
+		{"", ""},
+		{"not a code: it has spaces", ""},
+		{strings.Repeat("a", 65), ""},
+	} {
+		h.set(nil, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			writeJSON(w, http.StatusConflict, map[string]string{"error": "upload token already used", "reason": tc.sent})
+		})
+		_, err := client.Upload(t.Context(), cs, client.File{MediaType: "text/plain", Size: 2, Body: strings.NewReader("hi")}, &client.Options{HTTPClient: h.client})
+		var se *client.StatusError
+		if !errors.As(err, &se) || se.StatusCode != http.StatusConflict || se.Reason != "upload token already used" || se.Code != tc.want {
+			t.Errorf("Upload with reason %q = %#v, want a *StatusError 409 with the reason and code %q", tc.sent, err, tc.want)
+		}
 	}
 }
 

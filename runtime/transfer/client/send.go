@@ -23,7 +23,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // Timeouts of the default HTTP client (see [Options.HTTPClient]).
@@ -73,13 +73,13 @@ type sent struct {
 // A receipt is the JSON body of a 2xx answer, as this project's endpoint
 // writes it: {"size": …, "digest": {…}}. Both members may be absent.
 type receipt struct {
-	Size   *int64               `json:"size"`
-	Digest *transfer.FileDigest `json:"digest"`
+	Size   *int64           `json:"size"`
+	Digest *wire.FileDigest `json:"digest"`
 }
 
 // send uploads the size bytes of body as descriptor d (whose URL is u)
 // says, and returns what the endpoint took.
-func send(ctx context.Context, hc *http.Client, d transfer.FileTransferDescriptor, u *url.URL, decl *declaration, body io.Reader) (*sent, error) {
+func send(ctx context.Context, hc *http.Client, d wire.FileTransferDescriptor, u *url.URL, decl *declaration, body io.Reader) (*sent, error) {
 	sr := &sendReader{r: body, left: decl.size, size: decl.size, h: sha256.New(), want: decl.sum}
 	defer sr.stop() // once send returns, Body is not read again
 
@@ -131,7 +131,8 @@ func send(ctx context.Context, hc *http.Client, d transfer.FileTransferDescripto
 		return nil, bad("the upload endpoint answered %d %s, a redirect %s, which was not followed (SEP-2631 upload endpoints do not redirect)", res.StatusCode, http.StatusText(res.StatusCode), where)
 	case res.StatusCode/100 != 2:
 		answer, _ := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
-		return nil, &StatusError{StatusCode: res.StatusCode, Reason: reason(res.Header.Get("Content-Type"), answer, secrets(d))}
+		why, code := reason(res.Header.Get("Content-Type"), answer, secrets(d))
+		return nil, &StatusError{StatusCode: res.StatusCode, Reason: why, Code: code}
 	}
 	s := &sent{size: decl.size}
 	var done bool
@@ -155,7 +156,7 @@ func send(ctx context.Context, hc *http.Client, d transfer.FileTransferDescripto
 // fields in name order, then the file part, named m.FileField, with the
 // declared file name and media type. Every field precedes the file, as
 // the upload endpoint requires of the token.
-func envelope(m *transfer.Multipart, d *declaration) (head, tail []byte, contentType string, err error) {
+func envelope(m *wire.Multipart, d *declaration) (head, tail []byte, contentType string, err error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
@@ -213,7 +214,7 @@ var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Authorization", "Prox
 // ours, with its boundary; the descriptor's may only say
 // multipart/form-data. For a raw body it is the descriptor's, or else the
 // declared media type.
-func requestHeaders(d transfer.FileTransferDescriptor, u *url.URL, length int64, contentType string) (http.Header, error) {
+func requestHeaders(d wire.FileTransferDescriptor, u *url.URL, length int64, contentType string) (http.Header, error) {
 	h := make(http.Header, len(d.Headers)+1)
 	for k, v := range d.Headers {
 		ck := http.CanonicalHeaderKey(k)
@@ -283,19 +284,21 @@ func unwrapURLError(err error) error {
 // maxReason bounds the reason of a StatusError.
 const maxReason = 200
 
-// reason returns the reason of a refusal whose body is b: the "error" of
-// {"error": reason}, or the Code and Message of an S3 <Error>; "" when it
-// has neither. What secrets holds is cut out.
-func reason(contentType string, b []byte, secrets []string) string {
+// reason returns the reason of a refusal whose body is b, and its
+// machine code: the "error" and "reason" of {"error": …, "reason": …}, or
+// the Code and Message of an S3 <Error> and its Code; "" when it has
+// neither. What secrets holds is cut out of the reason.
+func reason(contentType string, b []byte, secrets []string) (why, code string) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	var s string
 	switch {
 	case mt == "application/json":
 		var v struct {
-			Error string `json:"error"`
+			Error  string `json:"error"`
+			Reason string `json:"reason"`
 		}
 		if json.Unmarshal(b, &v) == nil {
-			s = v.Error
+			s, code = v.Error, v.Reason
 		}
 	case mt == "application/xml" || mt == "text/xml":
 		var v struct {
@@ -303,7 +306,7 @@ func reason(contentType string, b []byte, secrets []string) string {
 			Message string `xml:"Message"`
 		}
 		if xml.Unmarshal(b, &v) == nil && v.Code != "" {
-			s = v.Code + ": " + v.Message
+			s, code = v.Code+": "+v.Message, v.Code
 		}
 	}
 	for _, x := range secrets {
@@ -312,7 +315,25 @@ func reason(contentType string, b []byte, secrets []string) string {
 	if len(s) > maxReason {
 		s = printable(s[:maxReason]) + "…"
 	}
-	return s
+	if len(code) > maxCode || !isCode(code) {
+		code = ""
+	}
+	return s, code
+}
+
+// maxCode bounds the code of a StatusError.
+const maxCode = 64
+
+// isCode reports whether s is a machine code: letters, digits, '.', '-'
+// and '_' only, which can hold no sentence and no capability.
+func isCode(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // minSecretLen is the length from which a value of the descriptor is cut
@@ -322,7 +343,7 @@ const minSecretLen = 8
 
 // secrets returns the values of descriptor d that may be capabilities:
 // its form fields, its header values, its URL's path and query values.
-func secrets(d transfer.FileTransferDescriptor) []string {
+func secrets(d wire.FileTransferDescriptor) []string {
 	var out []string
 	add := func(s string) {
 		if len(s) >= minSecretLen {

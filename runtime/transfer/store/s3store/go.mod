@@ -1,4 +1,4 @@
-module github.com/mcpfile/mcpfile/runtime/transfer/s3store
+module github.com/mcpfile/mcpfile/runtime/transfer/store/s3store
 
 go 1.26.0
 
@@ -36,4 +36,4 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpfile/mcpfile => ../../..
+replace github.com/mcpfile/mcpfile => ../../../..

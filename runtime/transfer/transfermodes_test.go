@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -18,63 +16,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
-	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 )
-
-// uploadsServer returns a server that serves uploads, its transfer
-// handler on an httptest server, for clients connected in memory.
-func uploadsServer(t *testing.T, o transfer.Options) *mcp.Server {
-	t.Helper()
-	mux := http.NewServeMux()
-	ts := httptest.NewServer(mux)
-	t.Cleanup(ts.Close)
-	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
-	if o.Keys == nil {
-		o.Keys = testKeys(t)
-	}
-	if o.Store == nil {
-		o.Store = memstore.New(nil)
-	}
-	o.PublicURL = ts.URL + "/files/"
-	h, err := transfer.Register(s, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux.Handle("/files/", h)
-	return s
-}
-
-// enabled returns client options whose client can call files/authorizeUpload.
-func inMemory(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
-	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
-	enableFiles(t, c)
-	cs, err := c.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// uploadFile authorizes and uploads b, and returns its file URI.
-func uploadFile(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name, mediaType string, b []byte) string {
-	t.Helper()
-	res, err := authorize(ctx, cs, declare(name, mediaType, b))
-	if err != nil {
-		t.Fatalf("authorize %s: %v", name, err)
-	}
-	if code := send(t, res.Upload, b); code != http.StatusCreated {
-		t.Fatalf("upload %s: %d", name, code)
-	}
-	return res.File.URI
-}
 
 // TestUploadOnlyField: a field with transferModes [upload] takes a file
 // far above the inline default, refuses a data: URI, keeps the request
@@ -174,91 +116,6 @@ func TestElicitUpload(t *testing.T) {
 				t.Errorf("scan answered %q, want %q", out, want)
 			}
 		})
-	}
-}
-
-// TestTwoReplicas: two servers sharing a key and a store directory, as
-// replicas behind one public name: authorize on one, upload to the other,
-// call the tool on either.
-func TestTwoReplicas(t *testing.T) {
-	dir := t.TempDir()
-	keys := testKeys(t)
-	var servers [2]*mcp.Server
-	var uploadURLs [2]string
-	for i := range servers {
-		st, err := diskstore.New(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mux := http.NewServeMux()
-		ts := httptest.NewServer(mux)
-		t.Cleanup(ts.Close)
-		s := mcp.NewServer(&mcp.Implementation{Name: "replica", Version: "v1"}, nil)
-		h, err := transfer.Register(s, transfer.Options{Keys: keys, Store: st, PublicURL: ts.URL + "/files/", Host: "files.example.com"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mux.Handle("/files/", h)
-		runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
-		servers[i], uploadURLs[i] = s, ts.URL+"/files/upload"
-	}
-	a, b := inMemory(t, servers[0], nil, ""), inMemory(t, servers[1], nil, "")
-	text := bytes.Repeat([]byte("shared by two replicas\n"), 1000)
-	res, err := authorize(t.Context(), a, declare("r.txt", "text/plain", text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := res.Upload
-	up.URL = uploadURLs[1] // the load balancer sent the upload to the other replica
-	if code := send(t, up, text); code != http.StatusCreated {
-		t.Fatalf("upload to replica 2: %d", code)
-	}
-	sum := sha256.Sum256(text)
-	want := "text/plain " + itoa(int64(len(text))) + " bytes sha256:" + hex.EncodeToString(sum[:]) + " name:r.txt"
-	for i, cs := range []*mcp.ClientSession{a, b} {
-		if out := mcptest.Text(t, mcptest.Call(t, cs, "analyze", map[string]any{"document": res.File.URI})); out != want {
-			t.Errorf("replica %d answered %q, want %q", i+1, out, want)
-		}
-	}
-	// The token is spent on both: replica 1 refuses the replay.
-	up.URL = uploadURLs[0]
-	if code := send(t, up, text); code != http.StatusConflict {
-		t.Errorf("replay on replica 1: %d, want 409", code)
-	}
-}
-
-// TestQuota: files/authorizeUpload and the upload endpoint hold each owner
-// to the quota of outstanding bytes; other owners are not affected.
-func TestQuota(t *testing.T) {
-	st, err := diskstore.New(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := uploadsServer(t, transfer.Options{Store: st, Quota: 10000})
-	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
-	cs := inMemory(t, s, nil, "")
-	six := bytes.Repeat([]byte("x"), 6000)
-	uploadFile(t, t.Context(), cs, "a.txt", "text/plain", six)
-	_, err = authorize(t.Context(), cs, declare("b.txt", "text/plain", six))
-	d, ok := transfer.ErrorDataOf(err)
-	if !ok || d.Reason != transfer.ReasonQuotaExceeded || *d.MaxSize != 10000 || *d.ActualSize != 12000 {
-		t.Fatalf("authorize past the quota = %v (data %+v), want -32602 quotaExceeded with maxSize 10000, actualSize 12000", err, d)
-	}
-	// Two authorizations that each fit, uploaded one after the other: the second upload is refused.
-	st2, _ := diskstore.New(t.TempDir(), nil)
-	s2 := uploadsServer(t, transfer.Options{Store: st2, Quota: 10000})
-	runtime.AddTool(s2, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
-	cs2 := inMemory(t, s2, nil, "")
-	r1, err1 := authorize(t.Context(), cs2, declare("a.txt", "text/plain", six))
-	r2, err2 := authorize(t.Context(), cs2, declare("b.txt", "text/plain", six))
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
-	if code := send(t, r1.Upload, six); code != http.StatusCreated {
-		t.Fatalf("first upload: %d", code)
-	}
-	if code := send(t, r2.Upload, six); code != http.StatusInsufficientStorage {
-		t.Errorf("second upload past the quota: %d, want 507", code)
 	}
 }
 

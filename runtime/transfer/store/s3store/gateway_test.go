@@ -33,7 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mcpfile/mcpfile/internal/prereq"
-	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
 )
 
 const (

@@ -1,4 +1,4 @@
-package transfer
+package wire
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 
 // specVectors is the SEPs' example JSON, in testdata/spec/vectors at the
 // module root.
-var specVectors = filepath.Join("..", "..", "testdata", "spec", "vectors")
+var specVectors = filepath.Join("..", "..", "..", "testdata", "spec", "vectors")
 
 // vector returns the JSON of the SEP-2631 example name, or of its member
 // at path (such as "result" or "file").
@@ -252,12 +252,6 @@ func TestDigestRejected(t *testing.T) {
 	}
 }
 
-func TestQuoteShortCutsOnRune(t *testing.T) {
-	if got := quoteShort(strings.Repeat("é", 10)); got != `"éééééé"…` {
-		t.Errorf("got %s", got)
-	}
-}
-
 // syncBuffer is a bytes.Buffer safe for the transport's goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -317,9 +311,9 @@ func TestCustomMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var wire syncBuffer
+	var logged syncBuffer
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, &mcp.LoggingTransport{Transport: st, Writer: &wire}, nil)
+	ss, err := server.Connect(ctx, &mcp.LoggingTransport{Transport: st, Writer: &logged}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,11 +356,11 @@ func TestCustomMethods(t *testing.T) {
 	// On the wire: both results written by the server with resultType.
 	// The logging transport may log a write after the client has read it:
 	// wait for both lines.
-	for deadline := time.Now().Add(5 * time.Second); strings.Count(wire.String(), `"file":`) < 2 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); strings.Count(logged.String(), `"file":`) < 2 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
 	var results int
-	for line := range strings.Lines(wire.String()) {
+	for line := range strings.Lines(logged.String()) {
 		msg, ok := strings.CutPrefix(line, "write: ")
 		if !ok || !strings.Contains(msg, `"file":`) {
 			continue
@@ -383,6 +377,6 @@ func TestCustomMethods(t *testing.T) {
 		}
 	}
 	if results != 2 {
-		t.Errorf("%d results with a file on the wire, want 2:\n%s", results, wire.String())
+		t.Errorf("%d results with a file on the wire, want 2:\n%s", results, logged.String())
 	}
 }

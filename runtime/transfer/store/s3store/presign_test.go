@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
 )
 
 // send sends the signed request with body, after edit (if not nil) has

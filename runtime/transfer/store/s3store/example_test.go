@@ -5,8 +5,8 @@ import (
 	"log"
 	"time"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
 )
 
 // A server's store: a bucket of MinIO, Ceph or versitygw, addressed

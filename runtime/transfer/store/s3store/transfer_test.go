@@ -19,8 +19,8 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
-	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 

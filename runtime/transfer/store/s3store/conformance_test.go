@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/storetest"
 )
 

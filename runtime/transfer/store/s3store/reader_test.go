@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer/s3store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
 )
 
 // gets records the Range of each GET a client sends.

@@ -1,0 +1,309 @@
+package transfer
+
+// The settings of the transfer layer, in one place: the options of
+// [Register] and of [UploadHandler], what each zero value means, and the
+// paths under [Options.PublicURL].
+
+import (
+	"fmt"
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/content"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/token"
+)
+
+// Defaults of the zero [Options].
+const (
+	// DefaultAuthorizationTTL is how long an upload authorization (the
+	// descriptor files/authorizeUpload returns) may be used.
+	DefaultAuthorizationTTL = time.Hour
+	// DefaultDownloadTTL is how long a download descriptor from
+	// files/authorizeDownload may be used.
+	DefaultDownloadTTL = 15 * time.Minute
+	// DefaultQuota is how many bytes of unexpired uploaded files one owner
+	// may hold: 4 GiB.
+	DefaultQuota = 4 << 30
+	// DefaultSweepInterval is how often Register's sweeper deletes expired
+	// files.
+	DefaultSweepInterval = 10 * time.Minute
+	// DefaultMaxEmbeddedOutput is the largest file a tool result embeds, with
+	// its bytes, for a client without the files.download capability: 1 MiB.
+	DefaultMaxEmbeddedOutput = 1 << 20
+	// DefaultPageTTL is how long an upload page may be used.
+	DefaultPageTTL = time.Hour
+	// DefaultMaxPages bounds the upload pages a server has waiting for a
+	// file at once: minted, and neither used, declined nor expired.
+	DefaultMaxPages = 1024
+	// DefaultMaxPagesPerCaller bounds those of one caller: a principal, or,
+	// without auth, a session.
+	DefaultMaxPagesPerCaller = 16
+)
+
+// Defaults of the zero [UploadOptions].
+const (
+	// DefaultUploadTTL is how long an uploaded file stays in the store.
+	DefaultUploadTTL = 24 * time.Hour
+	// DefaultBufferSize is the size of the buffer an upload is copied
+	// through: the most of a file the handler holds at any time. One half
+	// is read into while the other is written to the store.
+	DefaultBufferSize = 512 << 10
+	// MinBufferSize is the smallest buffer an upload is copied through; a
+	// smaller UploadOptions.BufferSize is raised to it. Each half holds
+	// the first bytes that are checked against the declared type.
+	MinBufferSize = 2 * content.SniffLen
+	// DefaultMaxPreambleBytes bounds the bytes of a multipart body read
+	// before the file part starts: the fields and part headers before it.
+	DefaultMaxPreambleBytes = 64 << 10
+	// DefaultMaxParts bounds the number of parts of a multipart body up to
+	// and including the file part.
+	DefaultMaxParts = 8
+	// DefaultIdleTimeout is how long an upload may go without a byte
+	// arriving.
+	DefaultIdleTimeout = time.Minute
+)
+
+// The paths of the handler [Register] returns, under [Options.PublicURL].
+const (
+	// UploadPath is the last path segment of the upload endpoint.
+	UploadPath = "upload"
+	// DownloadPath is the path segment of the download endpoint:
+	// downloads are GETs of PublicURL + "download/<token>".
+	DownloadPath = "download"
+	// PagePath is the path segment of upload pages: GET
+	// PublicURL/page/<token> shows a page, and its form posts to
+	// PublicURL/page.
+	PagePath = "page"
+)
+
+// The names of the multipart form fields, as in the SEP's descriptor:
+// {"multipart": {"fileField": "file", "fields": {"token": …}}}.
+const (
+	FormFieldToken = "token"
+	FormFieldFile  = "file"
+)
+
+// Options configure [Register]. Keys and PublicURL are required; every
+// other zero value means the default.
+type Options struct {
+	// Keys sign and check upload and download tokens and file URIs. Every replica that
+	// serves the same clients holds the same keys (see [token.Keyring]:
+	// the first key signs, all of them verify, so keys can rotate).
+	Keys *token.Keyring
+
+	// PublicURL is the URL at which clients reach the handler Register
+	// returns, such as "https://files.example.com/mcpfile/": uploads go to
+	// PublicURL + "upload", downloads to PublicURL + "download/<token>".
+	// Mount the handler so that it gets those requests (it looks at the
+	// last two path segments only).
+	PublicURL string
+
+	// Host is the host of the file URIs the server hands out
+	// (mcp-file://<host>/…). Empty means PublicURL's host, lower-cased.
+	Host string
+
+	// Store is where uploaded files go. Nil means the process's default
+	// store: a [diskstore] in the directory "mcpfile/uploads" under the
+	// user's cache directory (os.UserCacheDir), made readable by its owner
+	// only and refused if anyone else could write to it, shared by every
+	// server of the process and swept every DefaultSweepInterval by one
+	// goroutine. Pass your own (and run [store.RunSweeper] for it) to put
+	// files elsewhere, or to share them between replicas.
+	Store store.Store
+
+	// Owner returns the principal that the SDK's auth token info names:
+	// files/authorizeUpload issues files to it, and only it may use them.
+	// Nil means the token info's UserID. A request with token info whose
+	// principal is "" is refused (the SDK's UserID is optional: set it in
+	// the token verifier, or set Owner), so that users of a verifier that
+	// names nobody do not all share one principal. Without auth (no token
+	// info) the principal is "", and the signed, unguessable file URI itself
+	// is the capability.
+	Owner func(*auth.TokenInfo) string
+
+	// AuthorizationTTL is how long an upload descriptor may be used. Zero
+	// means DefaultAuthorizationTTL.
+	AuthorizationTTL time.Duration
+
+	// DownloadTTL is how long a download descriptor may be used (never
+	// past the file's own expiry). Zero means DefaultDownloadTTL.
+	DownloadTTL time.Duration
+
+	// FileTTL is how long an uploaded file stays in the store after its
+	// upload. Zero means DefaultUploadTTL. The file URI expires when the
+	// file can have expired: AuthorizationTTL + FileTTL after it was issued.
+	FileTTL time.Duration
+
+	// Quota is how many bytes of unexpired uploaded files one owner may
+	// hold, for stores that count them ([store.Usager]; diskstore and
+	// memstore do). Zero means DefaultQuota; a negative value, no quota.
+	Quota int64
+
+	// MaxEmbeddedOutput is the largest file a tool result carries in an
+	// embedded resource, with its bytes, to a client that did not declare
+	// the files.download capability (see [NewFileContent]); a larger file
+	// gets a text that says so and a resource_link. Zero means
+	// DefaultMaxEmbeddedOutput; a negative value embeds none.
+	MaxEmbeddedOutput int64
+
+	// PageTTL is how long an upload page ([runtime.ElicitUpload]) may be
+	// used. Zero means DefaultPageTTL.
+	PageTTL time.Duration
+
+	// MaxPages bounds the upload pages the server has waiting for a file
+	// at once: minted by [runtime.ElicitUpload], and neither used,
+	// declined nor expired. Zero means DefaultMaxPages.
+	MaxPages int
+
+	// MaxPagesPerCaller bounds those of one caller (a principal, or,
+	// without auth, a session). Zero means DefaultMaxPagesPerCaller.
+	MaxPagesPerCaller int
+
+	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL,
+	// Owner and Quota are set by Register: the quota is Quota, the one
+	// that files/authorizeUpload, the upload endpoint and upload pages all
+	// hold an owner to, and an Upload.Quota other than zero or Quota is
+	// an error.
+	Upload UploadOptions
+
+	// Now returns the current time. Nil means time.Now.
+	Now func() time.Time
+
+	// ErrorLog receives store failures. Nil means the log package's
+	// standard logger.
+	ErrorLog *log.Logger
+}
+
+// UploadOptions configure [UploadHandler]. Store and Keys are required;
+// every other zero value means the default.
+type UploadOptions struct {
+	// Store is where uploaded files go.
+	Store store.Store
+	// Keys checks upload tokens (purpose [token.PurposeUpload]).
+	Keys *token.Keyring
+	// Owner returns the principal making the request, and true, when the
+	// request carries one (the endpoint is behind the server's auth): a
+	// token issued to another principal is then refused. When it returns
+	// false, or is nil, the request carries no principal, and the signed
+	// token, which names its owner, is the capability.
+	Owner func(*http.Request) (string, bool)
+	// Quota is how many bytes of unexpired files one owner may hold in a
+	// store that counts them ([store.Usager]); an upload that would go past
+	// it is refused before a byte is read. Zero or less means no quota.
+	Quota int64
+	// Now returns the current time, against which tokens expire and from
+	// which TTL counts. Nil means time.Now.
+	Now func() time.Time
+	// TTL is how long an uploaded file stays in the store after its upload
+	// completes, and at least until its token expires. Zero means
+	// DefaultUploadTTL.
+	TTL time.Duration
+	// BufferSize is the size of the buffer each upload is copied through.
+	// Zero means DefaultBufferSize; it is at least MinBufferSize. Each
+	// upload in progress holds one (a small file, twice its size), so a
+	// server that takes many slow uploads at once may want it smaller. Up
+	// to eight idle buffers are kept for the next uploads.
+	BufferSize int
+	// MaxPreambleBytes bounds how much of a multipart body is read before
+	// the file part starts (fields, part headers and boundaries; the
+	// multipart reader's read-ahead of up to 4 KiB counts too). Zero means
+	// DefaultMaxPreambleBytes.
+	MaxPreambleBytes int64
+	// MaxParts bounds the parts of a multipart body up to and including
+	// the file part. Zero means DefaultMaxParts.
+	MaxParts int
+	// IdleTimeout is how long an upload's body may go without a byte
+	// arriving: the handler moves the connection's read deadline forward
+	// by it before each read of the file, so that a slow but steady upload
+	// of a big file is not cut by the http.Server's ReadTimeout, and a
+	// stalled one is cut after IdleTimeout. Zero means DefaultIdleTimeout;
+	// where the connection has no deadlines (HTTP/2 over some transports,
+	// tests), the server's own timeouts apply.
+	IdleTimeout time.Duration
+	// ErrorLog receives the store failures answered with 500. Nil means
+	// the log package's standard logger, as in net/http.
+	ErrorLog *log.Logger
+}
+
+// fillDefaults fills in the settings of o that are zero (see each one's
+// doc), and refuses an Upload.Quota that differs from the quota.
+func (o *Options) fillDefaults() error {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.Default()
+	}
+	if o.AuthorizationTTL <= 0 {
+		o.AuthorizationTTL = DefaultAuthorizationTTL
+	}
+	if o.DownloadTTL <= 0 {
+		o.DownloadTTL = DefaultDownloadTTL
+	}
+	if o.MaxEmbeddedOutput == 0 {
+		o.MaxEmbeddedOutput = DefaultMaxEmbeddedOutput
+	}
+	if o.FileTTL <= 0 {
+		o.FileTTL = DefaultUploadTTL
+	}
+	if o.PageTTL <= 0 {
+		o.PageTTL = DefaultPageTTL
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxPagesPerCaller <= 0 {
+		o.MaxPagesPerCaller = DefaultMaxPagesPerCaller
+	}
+	if o.Quota == 0 {
+		o.Quota = DefaultQuota
+	}
+	if o.Upload.Quota != 0 && o.Upload.Quota != o.Quota {
+		return fmt.Errorf("transfer.Register: Options.Upload.Quota %d differs from Options.Quota %d: set Options.Quota alone, the one quota of every upload path", o.Upload.Quota, o.Quota)
+	}
+	if o.Owner == nil {
+		o.Owner = func(ti *auth.TokenInfo) string { return ti.UserID }
+	}
+	o.Upload.fillCopyDefaults()
+	return nil
+}
+
+// fillDefaults fills in the settings of o that are zero, for
+// [UploadHandler] (see each one's doc).
+func (o *UploadOptions) fillDefaults() {
+	if o.Owner == nil {
+		o.Owner = func(*http.Request) (string, bool) { return "", false }
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.TTL <= 0 {
+		o.TTL = DefaultUploadTTL
+	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.Default()
+	}
+	o.fillCopyDefaults()
+}
+
+// fillCopyDefaults fills in the bounds of reading a body that are zero:
+// what the upload endpoint and the upload pages share.
+func (o *UploadOptions) fillCopyDefaults() {
+	if o.BufferSize <= 0 {
+		o.BufferSize = DefaultBufferSize
+	}
+	o.BufferSize = max(o.BufferSize, MinBufferSize)
+	if o.MaxPreambleBytes <= 0 {
+		o.MaxPreambleBytes = DefaultMaxPreambleBytes
+	}
+	if o.MaxParts <= 0 {
+		o.MaxParts = DefaultMaxParts
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+}

@@ -1,0 +1,79 @@
+package transfer_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
+)
+
+// TestQuota: files/authorizeUpload and the upload endpoint hold each owner
+// to the quota of outstanding bytes; other owners are not affected.
+func TestQuota(t *testing.T) {
+	st, err := diskstore.New(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := uploadsServer(t, transfer.Options{Store: st, Quota: 10000})
+	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
+	cs := inMemory(t, s, nil, "")
+	six := bytes.Repeat([]byte("x"), 6000)
+	uploadFile(t, t.Context(), cs, "a.txt", "text/plain", six)
+	_, err = authorize(t.Context(), cs, declare("b.txt", "text/plain", six))
+	d, ok := transfer.ErrorDataOf(err)
+	if !ok || d.Reason != transfer.ReasonQuotaExceeded || *d.MaxSize != 10000 || *d.ActualSize != 12000 {
+		t.Fatalf("authorize past the quota = %v (data %+v), want -32602 quotaExceeded with maxSize 10000, actualSize 12000", err, d)
+	}
+	// Two authorizations that each fit, uploaded one after the other: the second upload is refused.
+	st2, _ := diskstore.New(t.TempDir(), nil)
+	s2 := uploadsServer(t, transfer.Options{Store: st2, Quota: 10000})
+	runtime.AddTool(s2, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
+	cs2 := inMemory(t, s2, nil, "")
+	r1, err1 := authorize(t.Context(), cs2, declare("a.txt", "text/plain", six))
+	r2, err2 := authorize(t.Context(), cs2, declare("b.txt", "text/plain", six))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if code := send(t, r1.Upload, six); code != http.StatusCreated {
+		t.Fatalf("first upload: %d", code)
+	}
+	if code := send(t, r2.Upload, six); code != http.StatusInsufficientStorage {
+		t.Errorf("second upload past the quota: %d, want 507", code)
+	}
+}
+
+// TestOneQuota: Options.Upload.Quota cannot set the upload endpoint
+// another quota than files/authorizeUpload's and the pages': Register
+// refuses one that differs from Options.Quota, and takes one that is the
+// same.
+func TestOneQuota(t *testing.T) {
+	for _, tc := range []struct {
+		quota, upload int64
+		ok            bool
+	}{
+		{0, 0, true},
+		{10000, 0, true},
+		{10000, 10000, true},
+		{0, transfer.DefaultQuota, true},
+		{10000, 5000, false},
+		{0, 5000, false},
+		{-1, 5000, false},
+	} {
+		s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+		_, err := transfer.Register(s, transfer.Options{
+			Keys: testKeys(t), PublicURL: "https://example.com/files/", Store: memstore.New(nil),
+			Quota: tc.quota, Upload: transfer.UploadOptions{Quota: tc.upload},
+		})
+		if ok := err == nil; ok != tc.ok || (err != nil && !strings.Contains(err.Error(), "Options.Upload.Quota")) {
+			t.Errorf("Register with Quota %d, Upload.Quota %d: %v, want ok %v", tc.quota, tc.upload, err, tc.ok)
+		}
+	}
+}

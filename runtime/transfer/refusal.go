@@ -1,0 +1,102 @@
+package transfer
+
+// How the HTTP endpoints refuse a request, and how every path, HTTP or
+// JSON-RPC, answers a failure of the server's own.
+
+import (
+	"context"
+	"log"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// The refusals of the HTTP endpoints (upload, download, upload pages), in
+// one table: each a stable machine code, the JSON body's "reason" (the
+// ErrorData reason where the meaning is the same), a status, and a
+// sentence for people, the JSON body's "error", which a path may word its
+// own way ([refusal.says]). A refusal never carries a token or a byte of
+// a file.
+var (
+	refuseMethod       = &refusal{ReasonMethodNotAllowed, http.StatusMethodNotAllowed, "method not allowed"}
+	refuseNoToken      = &refusal{ReasonNoToken, http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)"}
+	refuseBodyType     = &refusal{ReasonUnsupportedBody, http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)"}
+	refuseMalformed    = &refusal{ReasonMalformed, http.StatusBadRequest, "malformed request"}
+	refuseExpired      = &refusal{ReasonExpired, http.StatusForbidden, "token expired"}
+	refuseUnauthorized = &refusal{ReasonUnauthorized, http.StatusForbidden, "token not valid here"}
+	refuseOtherOwner   = &refusal{ReasonUnauthorized, http.StatusForbidden, "token was issued to another owner"}
+	refuseQuota        = &refusal{ReasonQuotaExceeded, http.StatusInsufficientStorage, "quota exceeded"}
+	refuseTooLarge     = &refusal{ReasonMaxSizeExceeded, http.StatusRequestEntityTooLarge, "body is larger than the declared size"}
+	refuseIncomplete   = &refusal{ReasonIncomplete, http.StatusBadRequest, "body ended before the declared size"}
+	refuseUsed         = &refusal{ReasonAlreadyUsed, http.StatusConflict, "upload token already used"}
+	refuseContent      = &refusal{ReasonContentMismatch, http.StatusUnsupportedMediaType, "content is not the declared media type"}
+	refuseNotAccepted  = &refusal{ReasonMimeTypeNotAccepted, http.StatusUnsupportedMediaType, "media type not accepted"}
+	refuseDigest       = &refusal{ReasonDigestMismatch, http.StatusUnprocessableEntity, "digest mismatch"}
+	refuseNotFound     = &refusal{ReasonNotFound, http.StatusNotFound, "the file is gone"}
+	refusePageClosed   = &refusal{ReasonPageClosed, http.StatusGone, pageGone}
+	refuseCrossSite    = &refusal{ReasonCrossSite, http.StatusForbidden, "This form was sent from another site. Use the upload page the application gave you."}
+	refuseNoFile       = &refusal{ReasonNoFile, http.StatusBadRequest, "No file was chosen. Choose a file, then send it."}
+	refuseCanceled     = &refusal{ReasonCanceled, http.StatusBadRequest, "request canceled"}
+	refuseInternal     = &refusal{ReasonInternal, http.StatusInternalServerError, "internal error"}
+)
+
+// A refusal is why an HTTP endpoint refuses a request (see the table
+// above).
+type refusal struct {
+	code   string // stable: the JSON body's "reason"
+	status int
+	text   string // for people: the JSON body's "error"
+}
+
+// says returns the refusal r with text for people in place of its own.
+func (r *refusal) says(text string) *refusal {
+	c := *r
+	c.text = text
+	return &c
+}
+
+// refusalBody is the JSON body of a refusal.
+type refusalBody struct {
+	Error  string `json:"error"`
+	Reason string `json:"reason"`
+}
+
+// write answers with r: its status (with WWW-Authenticate: Bearer for a
+// 401) and the JSON body {"error": text, "reason": code}.
+func (r *refusal) write(w http.ResponseWriter) {
+	if r.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	writeJSON(w, r.status, refusalBody{Error: r.text, Reason: r.code})
+}
+
+// httpInternal is the refusal of a failure of the server's own in an
+// HTTP request to where, logged to l (see logInternal): internal, or
+// canceled when the client went away.
+func httpInternal(l *log.Logger, r *http.Request, where, step string, err error) *refusal {
+	if !logInternal(l, r.Context(), where, step, err) {
+		return refuseCanceled
+	}
+	return refuseInternal
+}
+
+// logInternal logs a failure of the server's own (a store's, a signer's)
+// at where ("upload", "files/authorizeUpload", …) and step, and reports
+// whether it was one: a failure that comes after the request's context
+// ended is the client's going away, not the server's, and is not logged.
+// Every path answers a failure it reports with its own "internal error",
+// never with err's text.
+func logInternal(l *log.Logger, ctx context.Context, where, step string, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	l.Printf("transfer: %s: %s: %v", where, step, err)
+	return true
+}
+
+// internal is the JSON-RPC error of a failure of the server's own in
+// method, logged (see logInternal).
+func (c *config) internal(ctx context.Context, method, step string, err error) error {
+	logInternal(c.ErrorLog, ctx, method, step, err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
+}
