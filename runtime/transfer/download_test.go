@@ -213,9 +213,11 @@ func TestOutputAndDownload(t *testing.T) {
 		t.Errorf("GET of another path: %d, want 404", code)
 	}
 	// Revoked: the file deleted, the download URL finds nothing.
-	parts := strings.Split(strings.TrimPrefix(v.URI, "mcp-file://"), "/")
-	id, _, _ := strings.Cut(parts[1], ".")
-	if err := s.store.Delete(t.Context(), id); err != nil {
+	ref, err := testKeys(t).ParseFileURI(v.URI, "alice", time.Now()) // the file id is sealed in the URI
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.Delete(t.Context(), ref.FileID); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, _ := get(t, alice, "GET", d.Download.URL, nil); code != http.StatusNotFound {

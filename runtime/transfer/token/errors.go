@@ -34,7 +34,7 @@ type Error struct {
 }
 
 // fileURIForm is what a malformed file URI's error says a file URI looks like.
-const fileURIForm = "want mcp-file://<host>/<file id>.<key id>.<expiry>.<mac> as returned by files/authorizeUpload"
+const fileURIForm = "want mcp-file://<host>/<key id>.<sealed> as returned by files/authorizeUpload"
 
 // Error returns e.g. `token (120 bytes): bad signature` or
 // `file URI (31 bytes): malformed: query not allowed (want mcp-file://…)`.

@@ -3,6 +3,7 @@ package token
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,27 +27,29 @@ func checkRejection(t *testing.T, err error, input string) {
 	}
 }
 
-// FuzzVerify: Verify never panics, and accepts only the tokens signed
-// here: a mutation of a genuine token never verifies, with other claims or
-// the same.
+// FuzzVerify: Verify never panics, and accepts only the tokens sealed
+// here, with the claims they were sealed with: a mutation of a genuine
+// token never verifies.
 func FuzzVerify(f *testing.F) {
 	r := ring(f, keyNew, keyOld)
 	old := ring(f, keyOld)
-	signed := map[string]bool{}
+	signed := map[string]Claims{}
 	for _, c := range []Claims{
 		claims(),
 		{Purpose: PurposeUpload, FileID: "f", Expires: now.Add(time.Hour)},
-		{Purpose: PurposeUpload, FileID: "x", Owner: "bob", Size: 1 << 40, MediaType: "text/plain", Expires: now.Add(time.Minute)},
+		{Purpose: PurposeUpload, FileID: "x", Owner: "bob", Size: 1 << 40, MediaType: "text/plain", Name: "a.txt", Expires: now.Add(time.Minute)},
 		{Purpose: PurposeDownload, FileID: "f", Expires: now.Add(time.Hour)},
 		{Purpose: PurposeUpload, FileID: "f", Expires: now.Add(-time.Hour)},
 	} {
 		for _, k := range []*Keyring{r, old} {
 			tok := sign(f, k, c)
-			signed[tok] = true
+			c.Expires = c.Expires.Truncate(time.Second).UTC()
+			signed[tok] = c
 			f.Add(tok)
 		}
 	}
-	for _, s := range []string{"", ".", "AQ.AA", "a.b.c", "!!.??", "AQNuZXc.AA\n"} {
+	sealed, _ := r.Seal("alice")
+	for _, s := range []string{"", ".", "new.AA", "a.b.c", "!!.??", "new.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n", sealed} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, tok string) {
@@ -55,14 +58,12 @@ func FuzzVerify(f *testing.F) {
 			checkRejection(t, err, tok)
 			return
 		}
-		if !signed[tok] {
-			t.Fatalf("Verify(%q) = %+v: a token not signed here verifies", tok, c)
+		want, ok := signed[tok]
+		if !ok {
+			t.Fatalf("Verify(%q) = %+v: a token not sealed here verifies", tok, c)
 		}
-		p, _, _ := strings.Cut(tok, ".")
-		payload, _ := b64.DecodeString(p)
-		kid, _, _ := parsePayload(payload)
-		if again := signWith(r.lookup(kid), &c); again != tok {
-			t.Fatalf("Verify(%q) = %+v, which signs as %q", tok, c, again)
+		if !reflect.DeepEqual(c, want) {
+			t.Fatalf("Verify(%q) = %+v, sealed with %+v", tok, c, want)
 		}
 	})
 }
@@ -71,27 +72,51 @@ func FuzzVerify(f *testing.F) {
 // appendPayload writes.
 func FuzzParsePayload(f *testing.F) {
 	c := claims()
-	f.Add(appendPayload(nil, "new", &c))
-	f.Add(appendPayload(nil, "k", &Claims{Purpose: "p", FileID: "f", Expires: now}))
+	f.Add(appendPayload(nil, &c))
+	f.Add(appendPayload(nil, &Claims{Purpose: "p", FileID: "f", Expires: now}))
 	f.Add([]byte{})
-	f.Add([]byte{1})
+	f.Add(make([]byte, tokenPad))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		kid, c, reason := parsePayload(b)
+		c, reason := parsePayload(b)
 		if reason != "" {
 			return
 		}
-		if again := appendPayload(nil, kid, &c); !bytes.Equal(again, b) {
-			t.Fatalf("parsePayload(%x) = %q, %+v, which encodes as %x", b, kid, c, again)
+		if again := appendPayload(nil, &c); !bytes.Equal(again, b) {
+			t.Fatalf("parsePayload(%x) = %+v, which encodes as %x", b, c, again)
+		}
+	})
+}
+
+// FuzzParseFileRef: parseFileRef never panics and accepts exactly what
+// appendFileRef writes.
+func FuzzParseFileRef(f *testing.F) {
+	for _, ref := range []FileRef{ref(), {FileID: "x", Expires: now}, {FileID: "xyz", Expires: time.Unix(1<<62, 0)}} {
+		f.Add(appendFileRef(nil, &ref))
+	}
+	f.Add([]byte{})
+	f.Add(make([]byte, 9))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ref, ok := parseFileRef(b)
+		if !ok {
+			return
+		}
+		if !isIDChars(ref.FileID, MaxFileIDLen) || ref.Expires.Unix() <= 0 {
+			t.Fatalf("parseFileRef(%x) = %+v: out of range", b, ref)
+		}
+		if again := appendFileRef(nil, &ref); !bytes.Equal(again, b) {
+			t.Fatalf("parseFileRef(%x) = %+v, which encodes as %x", b, ref, again)
 		}
 	})
 }
 
 // FuzzParseFileURI: ParseFileURI never panics, and accepts only the URIs
-// made here, for the owner they were made for.
+// made here, for the owner they were made for, naming what they were made
+// for.
 func FuzzParseFileURI(f *testing.F) {
 	r := ring(f, keyNew, keyOld)
 	old := ring(f, keyOld)
-	made := map[[2]string]bool{}
+	type made struct{ uri, owner string }
+	refs := map[made]FileRef{}
 	for _, ref := range []FileRef{
 		ref(),
 		{Host: "127.0.0.1:8080", FileID: "file_X", Expires: now.Add(time.Minute)},
@@ -100,11 +125,12 @@ func FuzzParseFileURI(f *testing.F) {
 	} {
 		for _, k := range []*Keyring{r, old} {
 			uri := fileURI(f, k, ref)
-			made[[2]string{uri, ref.Owner}] = true
+			ref.Expires = ref.Expires.Truncate(time.Second).UTC()
+			refs[made{uri, ref.Owner}] = ref
 			f.Add(uri, ref.Owner)
 		}
 	}
-	for _, s := range []string{"", "../etc/passwd", "/abs", "mcp-file://server/file_01HXYZ", "mcp-file://s/%2e%2e", "mcp-file://u@s/a?b#c"} {
+	for _, s := range []string{"", "../etc/passwd", "/abs", "mcp-file://server/file_01HXYZ", "mcp-file://s/%2e%2e", "mcp-file://u@s/a?b#c", "mcp-file://server/new.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"} {
 		f.Add(s, "")
 	}
 	f.Fuzz(func(t *testing.T, uri, owner string) {
@@ -113,12 +139,12 @@ func FuzzParseFileURI(f *testing.F) {
 			checkRejection(t, err, uri)
 			return
 		}
-		if !made[[2]string{uri, owner}] {
+		want, ok := refs[made{uri, owner}]
+		if !ok {
 			t.Fatalf("ParseFileURI(%q, %q) = %+v: a URI not made here for this owner parses", uri, owner, got)
 		}
-		kid := strings.Split(uri, ".")[len(strings.Split(uri, "."))-3]
-		if again := fileURIWith(r.lookup(kid), &got); again != uri {
-			t.Fatalf("ParseFileURI(%q) = %+v, which FileURI writes as %q", uri, got, again)
+		if got != want {
+			t.Fatalf("ParseFileURI(%q, %q) = %+v, made for %+v", uri, owner, got, want)
 		}
 	})
 }
