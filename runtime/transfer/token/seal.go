@@ -93,12 +93,13 @@ func (k *Key) seal(dst, plain, ad []byte) []byte {
 
 // open returns what seal sealed in b under k with the additional data ad,
 // or false when b was altered, sealed under another key or with other
-// additional data. The tag is checked in constant time.
+// additional data. The tag is checked in constant time. It decrypts in
+// place: b is overwritten.
 func (k *Key) open(b, ad []byte) ([]byte, bool) {
 	if len(b) < sealOverhead {
 		return nil, false
 	}
-	plain, err := k.gcm.Open(nil, b[:nonceLen], b[nonceLen:], ad)
+	plain, err := k.gcm.Open(b[nonceLen:nonceLen], b[:nonceLen], b[nonceLen:], ad)
 	return plain, err == nil
 }
 
