@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -66,7 +67,7 @@ func cutSealed(s string) (kid string, body []byte, reason string) {
 		return "", nil, "want <key id>.<base64url>"
 	}
 	if !isIDChars(kid, MaxKeyIDLen) {
-		return "", nil, "key id: want 1 to 32 characters of [A-Za-z0-9_-]"
+		return "", nil, fmt.Sprintf("key id: want 1 to %d characters of [A-Za-z0-9_-]", MaxKeyIDLen)
 	}
 	body, ok = decodeB64(enc)
 	if !ok || len(body) < sealOverhead {
