@@ -221,9 +221,11 @@ func TestOutputAndDownload(t *testing.T) {
 		t.Errorf("GET of another path: %d %s, want 404 notFound", code, body)
 	}
 	// Revoked: the file deleted, the download URL finds nothing.
-	parts := strings.Split(strings.TrimPrefix(v.URI, "mcp-file://"), "/")
-	id, _, _ := strings.Cut(parts[1], ".")
-	if err := s.store.Delete(t.Context(), id); err != nil {
+	ref, err := testKeys(t).ParseFileURI(v.URI, "alice", time.Now()) // the file id is sealed in the URI
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.Delete(t.Context(), ref.FileID); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, body := get(t, alice, "GET", d.Download.URL, nil); code != http.StatusNotFound || reasonOf(body) != transfer.ReasonNotFound {

@@ -299,12 +299,14 @@ func TestFileURIRefusals(t *testing.T) {
 	}
 	good := upload("image/png", png)
 
-	// One second more of life: the signature no longer matches.
-	parts := strings.Split(good, ".")
-	exp, _ := strconv.ParseInt(parts[len(parts)-2], 10, 64)
-	parts[len(parts)-2] = itoa(exp + 1)
-	wantToolError(t, cs, strings.Join(parts, "."), "Argument 'image' is not a usable file URI: this server did not issue it to this caller, or it was altered.")
-	wantToolError(t, cs, strings.Replace(good, "file_", "file_X", 1), "Argument 'image' is not a usable file URI: this server did not issue it to this caller, or it was altered.")
+	// The sealed file id and expiry altered, or cut by three bytes: the
+	// URI no longer opens.
+	altered := []byte(good)
+	if altered[len(altered)-10] = 'A'; good[len(good)-10] == 'A' {
+		altered[len(altered)-10] = 'B'
+	}
+	wantToolError(t, cs, string(altered), "Argument 'image' is not a usable file URI: this server did not issue it to this caller, or it was altered.")
+	wantToolError(t, cs, good[:len(good)-8]+good[len(good)-4:], "Argument 'image' is not a usable file URI: this server did not issue it to this caller, or it was altered.")
 	// Garbage is told what to send, not what the parser found wrong.
 	for _, bad := range []string{"mcp-file://127.0.0.1/../../etc/passwd", "mcp-file://127.0.0.1/%2e%2e%2fx.k.1.m", "mcp-file:///etc/passwd", "mcp-file://127.0.0.1/a\x00b.k.1.m", "mcp-file://127.0.0.1/file_X.k1.1.garbage", "mcp-file:garbage"} {
 		wantToolError(t, cs, bad, "Argument 'image' is not a usable file URI: it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again.")

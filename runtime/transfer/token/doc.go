@@ -1,4 +1,4 @@
-// Package token signs and checks the two capabilities of SEP-2631
+// Package token seals and checks the two capabilities of SEP-2631
 // out-of-band transfer: tokens, which authorize one upload or download, and
 // the mcp-file:// URIs the server hands out for uploaded files. Its callers
 // are the transfer HTTP handler, which checks the token of each upload, and
@@ -8,41 +8,62 @@
 // other replica issued.
 //
 // Security model: a token or file URI is a stateless bearer capability,
-// an HMAC-SHA-256 over everything it grants (and the key that signed it),
-// scoped to one purpose and one file, and valid until it expires; whoever
-// holds it may use it. When the server has auth, it binds the owner (the
-// principal) too, so that another principal's request fails the check;
-// single use and quotas are the store's business, not this package's.
+// sealed (encrypted and authenticated, AES-256-GCM) over everything it
+// grants and the key that sealed it, scoped to one purpose and one file,
+// and valid until it expires; whoever holds it may use it, and no one
+// without the key can read it. When the server has auth, it binds the
+// owner (the principal) too, so that another principal's request fails
+// the check; single use and quotas are the store's business, not this
+// package's.
+//
+// Nothing a token or file URI grants is in clear: not the principal, file
+// name, media type, size, digest, file id or expiry. Tokens travel in
+// places that are logged and kept (a download URL is a GET path that
+// lands in access logs, proxies and browser history; a file URI is shown
+// to models), so only what is needed to check one is readable: the key id,
+// which picks the key, and a file URI's host, which its scheme requires.
+// A token's length is rounded up to 32 bytes of claims, so it tells little
+// of the lengths of its owner and name.
+//
+// # Sealing
+//
+// Everything sealed here, [Keyring.Seal]'s texts included, is sealed the
+// same way: AES-256-GCM under a key derived from the Key's secret (its
+// HMAC-SHA-256 of "mcpfile/seal/v1", a NUL and a NUL), with a random
+// 96-bit nonce, written as nonce, ciphertext and tag. The additional data
+// starts with a domain that names the use ("mcpfile/seal/v1",
+// "mcpfile/token/v2" or "mcpfile/file-uri/v2", then a NUL) and the key id,
+// so that a text sealed for one use never opens as another, nor under
+// another key id. Random nonces bound a key to some 2^32 seals; rotate
+// keys long before.
 //
 // # Tokens
 //
-// [Keyring.Sign] encodes [Claims] as
+// [Keyring.Sign] writes [Claims] as
 //
-//	<payload>.<mac>
+//	<key id>.<sealed>
 //
-// both parts base64url without padding (RFC 4648 §5). The payload is a
-// fixed binary layout: a version byte (1), then the key id, purpose, file
-// id, owner, size, SHA-256 digest, media type and expiry, each string
-// length-prefixed (one byte, two for the owner) and each number 8 bytes
-// big-endian (the expiry in Unix seconds). The mac is the full 32-byte
-// HMAC-SHA-256, under the secret of the named key, of "mcpfile/token/v1",
-// a NUL, and the payload. The layout has exactly one encoding per claim
-// set, the decoder accepts nothing else (no trailing bytes, no CR or LF, no
-// stray base64 bits), and so a token that verifies is byte for byte what
-// Sign produced for its claims.
+// where sealed is base64url without padding (RFC 4648 §5) of the sealed
+// claims. The claims are a fixed binary layout: the purpose, file id,
+// owner, size, SHA-256 digest, media type, name and expiry, each string
+// length-prefixed (one byte, two for the owner and name) and each number
+// 8 bytes big-endian (the expiry in Unix seconds), then zeros to a
+// multiple of 32 bytes. The layout has exactly one encoding per claim set,
+// and the decoder accepts nothing else (no trailing bytes, no CR or LF, no
+// stray base64 bits). The same claims seal to a different token each time.
 //
 // # File URIs
 //
 // [Keyring.FileURI] writes
 //
-//	mcp-file://<host>/<file id>.<key id>.<expiry>.<mac>
+//	mcp-file://<host>/<key id>.<sealed>
 //
 // where host names the server (lower case, e.g. the host of its public
-// URL), expiry is Unix seconds in decimal and mac is the first 16 bytes of
-// HMAC-SHA-256 of "mcpfile/file-uri/v1", a NUL, and the host, key id, file
-// id, owner and expiry, length-prefixed as in tokens. The owner is signed
-// but not written: the resolver passes the caller's principal, and a URI
-// of another owner fails like a forged one, so it neither leaks principal
+// URL) and sealed is base64url of the file's expiry (8 bytes, Unix seconds)
+// and file id (its length, then its characters packed 6 bits each), sealed
+// with the host and owner in the additional data. The owner is bound but
+// not written: the resolver passes the caller's principal, and a URI of
+// another owner fails like a forged one, so it neither leaks principal
 // ids into model-visible text nor tells a stranger that the file exists.
 // [Keyring.ParseFileURI] is strict: lower-case scheme and host, no
 // userinfo, query, fragment, %-escapes or further path segments, bounded

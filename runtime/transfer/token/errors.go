@@ -14,8 +14,9 @@ var (
 	// ErrUnknownKey: the input names a key id the keyring does not hold
 	// (a key rotated out, or another server's key).
 	ErrUnknownKey = errors.New("unknown signing key")
-	// ErrBadSignature: the mac does not match; the input was altered,
-	// forged, or (for a file URI) belongs to another owner.
+	// ErrBadSignature: the sealed part does not open (its authentication
+	// tag does not match); the input was altered, forged, sealed for
+	// another use, or (for a file URI) belongs to another owner or host.
 	ErrBadSignature = errors.New("bad signature")
 	// ErrWrongPurpose: a genuine token issued for another purpose.
 	ErrWrongPurpose = errors.New("wrong purpose")
@@ -34,7 +35,7 @@ type Error struct {
 }
 
 // fileURIForm is what a malformed file URI's error says a file URI looks like.
-const fileURIForm = "want mcp-file://<host>/<file id>.<key id>.<expiry>.<mac> as returned by files/authorizeUpload"
+const fileURIForm = "want mcp-file://<host>/<key id>.<sealed> as returned by files/authorizeUpload"
 
 // Error returns e.g. `token (120 bytes): bad signature` or
 // `file URI (31 bytes): malformed: query not allowed (want mcp-file://…)`.

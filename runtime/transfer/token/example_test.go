@@ -46,7 +46,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(uri)
+	// Only the host and the key id can be read from it.
+	fmt.Println(uri[:strings.LastIndexByte(uri, '.')] + ".<sealed>")
 	ref, err := keys.ParseFileURI(uri, "", now.Add(time.Hour))
 	fmt.Println(ref.FileID, err)
 	_, err = keys.ParseFileURI("mcp-file://server/../etc/passwd", "", now)
@@ -55,7 +56,7 @@ func Example() {
 	// file_01HXYZ 248123 application/pdf <nil>
 	// token (132 bytes): wrong purpose: issued for "upload", want "download"
 	// true
-	// mcp-file://server/file_01HXYZ.CaoVHSEC.1776794400.drAfHvSAlmWtsoOvTYbGEw
+	// mcp-file://server/CaoVHSEC.<sealed>
 	// file_01HXYZ <nil>
-	// file URI (31 bytes): malformed: path has more than one segment (want mcp-file://<host>/<file id>.<key id>.<expiry>.<mac> as returned by files/authorizeUpload)
+	// file URI (31 bytes): malformed: path has more than one segment (want mcp-file://<host>/<key id>.<sealed> as returned by files/authorizeUpload)
 }

@@ -1,11 +1,10 @@
 package token
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
-	"strconv"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,15 +13,14 @@ import (
 // Limits on file URIs.
 const (
 	MaxHostLen = 253
-	// MaxFileURILen bounds the length of a file URI: the longest host, file
-	// id, key id and expiry take 469 bytes.
+	// MaxFileURILen bounds the length of a file URI: the longest host, key
+	// id and file id take 476 bytes.
 	MaxFileURILen = 512
 )
 
 const (
 	fileScheme    = "mcp-file://"
-	fileURIDomain = "mcpfile/file-uri/v1"
-	fileURIMACLen = 16
+	fileURIDomain = "mcpfile/file-uri/v2\x00"
 )
 
 // A FileRef is what a file URI names: the file FileID on the server Host,
@@ -30,7 +28,7 @@ const (
 type FileRef struct {
 	Host    string    // the server: 1 to MaxHostLen characters of [a-z0-9.-_:[]]; FileURI lowers its case
 	FileID  string    // 1 to MaxFileIDLen characters of [A-Za-z0-9_-], e.g. from NewFileID
-	Owner   string    // the principal, "" without auth; signed into the URI but not written in it
+	Owner   string    // the principal, "" without auth; bound into the URI but not written in it
 	Expires time.Time // kept to the second (truncated); after 1970
 }
 
@@ -38,13 +36,16 @@ type FileRef struct {
 // characters, 130 bits from crypto/rand.
 func NewFileID() string { return "file_" + rand.Text() }
 
-// FileURI returns the mcp-file URI of ref, signed with the keyring's first
+// FileURI returns the mcp-file URI of ref, sealed with the keyring's first
 // key:
 //
-//	mcp-file://<host>/<file id>.<key id>.<expiry>.<mac>
+//	mcp-file://<host>/<key id>.<sealed>
 //
-// The same ref and key always give the same URI. It is an error for ref to
-// break the limits documented on [FileRef].
+// where sealed is the file id and expiry, encrypted and authenticated
+// together with the host, key id and owner, in base64url. Only the host
+// and key id can be read from it; the same ref gives a different URI each
+// time. It is an error for ref to break the limits documented on
+// [FileRef].
 func (r *Keyring) FileURI(ref FileRef) (string, error) {
 	k, err := r.signer()
 	if err != nil {
@@ -57,19 +58,20 @@ func (r *Keyring) FileURI(ref FileRef) (string, error) {
 	return fileURIWith(k, &ref), nil
 }
 
-// fileURIWith returns the file URI of valid ref under k.
+// fileURIWith returns a file URI of valid ref under k.
 func fileURIWith(k *Key, ref *FileRef) string {
-	exp := ref.Expires.Unix()
-	mac := fileURIMAC(k, ref.Host, ref.FileID, ref.Owner, exp)
-	return fileScheme + ref.Host + "/" + ref.FileID + "." + k.id + "." + strconv.FormatInt(exp, 10) + "." + b64.EncodeToString(mac)
+	var buf [8 + 1 + MaxFileIDLen]byte
+	plain := appendFileRef(buf[:0], ref)
+	sealed := k.seal(nil, plain, fileURIAD(k.id, ref.Host, ref.Owner))
+	return fileScheme + ref.Host + "/" + k.id + "." + b64.EncodeToString(sealed)
 }
 
 // ParseFileURI checks a file URI sent by the caller owner ("" without auth)
-// and returns what it names. The URI must be exactly as [Keyring.FileURI]
-// wrote it, signed by a key of the keyring for this owner (compared in
-// constant time) and unexpired at now; anything else, a path included, is
-// rejected and never resolved. A URI of another owner fails like a forged
-// one, with [ErrBadSignature]. The error is an [*Error] that wraps
+// and returns what it names. The URI must be one [Keyring.FileURI] wrote,
+// sealed by a key of the keyring for this host and owner (its tag compared
+// in constant time) and unexpired at now; anything else, a path included,
+// is rejected and never resolved. A URI of another owner fails like a
+// forged one, with [ErrBadSignature]. The error is an [*Error] that wraps
 // [ErrMalformed], [ErrUnknownKey], [ErrBadSignature] or [ErrExpired]. The
 // caller decides whether ref.Host must be its own.
 func (r *Keyring) ParseFileURI(uri, owner string, now time.Time) (FileRef, error) {
@@ -104,41 +106,84 @@ func (r *Keyring) ParseFileURI(uri, owner string, now time.Time) (FileRef, error
 	case strings.Contains(path, "/"):
 		return fail(ErrMalformed, "path has more than one segment")
 	}
-	parts := strings.Split(path, ".")
-	if len(parts) != 4 {
-		return fail(ErrMalformed, "path: want four parts joined by dots")
-	}
-	id, kid, exps, macs := parts[0], parts[1], parts[2], parts[3]
-	if !isIDChars(id, MaxFileIDLen) {
-		return fail(ErrMalformed, fmt.Sprintf("file id: want 1 to %d characters of [A-Za-z0-9_-]", MaxFileIDLen))
-	}
-	if !isIDChars(kid, MaxKeyIDLen) {
-		return fail(ErrMalformed, fmt.Sprintf("key id: want 1 to %d characters of [A-Za-z0-9_-]", MaxKeyIDLen))
-	}
-	exp, ok := parseUnix(exps)
-	if !ok {
-		return fail(ErrMalformed, "expiry: want Unix seconds in decimal")
-	}
-	mac, ok := decodeB64(macs)
-	if !ok || len(mac) != fileURIMACLen {
-		return fail(ErrMalformed, "mac: want 16 bytes of base64url without padding")
+	kid, sealed, reason := cutSealed(path)
+	if reason != "" {
+		return fail(ErrMalformed, "path: "+reason)
 	}
 	if len(owner) > MaxOwnerLen || !utf8.ValidString(owner) {
 		// The caller's principal, not the URI's: a URI cannot be for it.
-		return fail(ErrBadSignature, "owner cannot be signed")
+		return fail(ErrBadSignature, "owner cannot be sealed")
 	}
 	k := r.lookup(kid)
 	if k == nil {
 		return fail(ErrUnknownKey, fmt.Sprintf("key id %q", kid))
 	}
-	if !hmac.Equal(mac, fileURIMAC(k, host, id, owner, exp)) {
+	plain, ok := k.open(sealed, fileURIAD(kid, host, owner))
+	if !ok {
 		return fail(ErrBadSignature, "")
 	}
-	ref := FileRef{Host: host, FileID: id, Owner: owner, Expires: time.Unix(exp, 0).UTC()}
+	ref, ok := parseFileRef(plain)
+	if !ok {
+		// Sealed by a holder of the key, yet not as FileURI seals.
+		return fail(ErrMalformed, "sealed fields out of range")
+	}
+	ref.Host, ref.Owner = host, owner
 	if !now.Before(ref.Expires) {
 		return fail(ErrExpired, "at "+ref.Expires.Format(time.RFC3339))
 	}
 	return ref, nil
+}
+
+// fileURIAD returns the additional data a file URI is sealed with: the
+// domain, key id, a NUL, and the host and owner, length-prefixed as in a
+// token's payload.
+func fileURIAD(kid, host, owner string) []byte {
+	b := make([]byte, 0, len(fileURIDomain)+len(kid)+4+len(host)+len(owner))
+	b = append(append(append(b, fileURIDomain...), kid...), 0)
+	b = appendStr8(b, host)
+	return appendStr16(b, owner)
+}
+
+// appendFileRef appends what a file URI seals of valid ref to b:
+//
+//	expires   8 bytes, Unix seconds, big-endian
+//	file id   1-byte length in characters, then the characters packed
+//	          6 bits each: the bytes that base64url decodes them to, after
+//	          'A's to a multiple of four characters
+//
+// Packing keeps the longest file URI within MaxFileURILen.
+func appendFileRef(b []byte, ref *FileRef) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(ref.Expires.Unix()))
+	b = append(b, byte(len(ref.FileID)))
+	var id [MaxFileIDLen + 3]byte
+	n := copy(id[:], ref.FileID)
+	for ; n%4 != 0; n++ {
+		id[n] = 'A'
+	}
+	b, _ = b64.AppendDecode(b, id[:n]) // characters of [A-Za-z0-9_-] in whole groups always decode
+	return b
+}
+
+// parseFileRef is the inverse of appendFileRef: it accepts exactly what
+// appendFileRef writes for a valid ref, and returns its FileID and
+// Expires.
+func parseFileRef(b []byte) (FileRef, bool) {
+	if len(b) < 9 {
+		return FileRef{}, false
+	}
+	exp := binary.BigEndian.Uint64(b)
+	n, packed := int(b[8]), b[9:]
+	if exp == 0 || exp > math.MaxInt64 || n == 0 || n > MaxFileIDLen || len(packed) != (n+3)/4*3 {
+		return FileRef{}, false
+	}
+	var buf [MaxFileIDLen + 3]byte
+	id := b64.AppendEncode(buf[:0], packed)
+	for _, c := range id[n:] {
+		if c != 'A' {
+			return FileRef{}, false
+		}
+	}
+	return FileRef{FileID: string(id[:n]), Expires: time.Unix(int64(exp), 0).UTC()}, true
 }
 
 // schemeProblem says why uri does not start with "mcp-file://".
@@ -172,33 +217,6 @@ func checkFileRef(ref *FileRef) (field, rule string) {
 	}
 	ref.Expires = time.Unix(ref.Expires.Unix(), 0).UTC()
 	return "", ""
-}
-
-// fileURIMAC returns the truncated HMAC-SHA-256 under k of a file URI's
-// fields, each length-prefixed as in a token's payload.
-func fileURIMAC(k *Key, host, id, owner string, exp int64) []byte {
-	b := make([]byte, 0, 64+len(owner))
-	b = appendStr8(b, host)
-	b = appendStr8(b, k.id)
-	b = appendStr8(b, id)
-	b = appendStr16(b, owner)
-	b = binary.BigEndian.AppendUint64(b, uint64(exp))
-	return k.mac(fileURIDomain, b)[:fileURIMACLen]
-}
-
-// parseUnix parses positive decimal seconds without sign or leading zero,
-// the one way strconv.FormatInt writes them.
-func parseUnix(s string) (int64, bool) {
-	if s == "" || s[0] == '0' || len(s) > 19 {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n > 0
 }
 
 // isHost reports whether s is 1 to MaxHostLen characters of

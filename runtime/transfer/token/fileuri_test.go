@@ -23,19 +23,28 @@ func fileURI(t testing.TB, r *Keyring, f FileRef) string {
 
 func TestFileURIRoundTrip(t *testing.T) {
 	r := ring(t, keyNew)
-	form := regexp.MustCompile(`^mcp-file://[a-z0-9.\-_:\[\]]+/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[1-9][0-9]*\.[A-Za-z0-9_-]{22}$`)
+	form := regexp.MustCompile(`^mcp-file://[a-z0-9.\-_:\[\]]+/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
+	longest := ring(t, mustKey(strings.Repeat("k", MaxKeyIDLen), secretNew))
 	for _, f := range []FileRef{
 		ref(),
 		{Host: "127.0.0.1:8080", FileID: NewFileID(), Expires: now.Add(time.Second)},
 		{Host: "[::1]:443", FileID: "x", Owner: "ü@example.com", Expires: now.Add(500 * time.Millisecond).Add(time.Hour)},
 		{Host: strings.Repeat("h", MaxHostLen), FileID: strings.Repeat("F", MaxFileIDLen), Owner: strings.Repeat("o", MaxOwnerLen), Expires: time.Unix(1<<62, 0)},
+		{Host: "h", FileID: "y", Expires: now.Add(time.Hour)},
+		{Host: "h", FileID: "yz", Expires: now.Add(time.Hour)},
+		{Host: "h", FileID: "xyz", Expires: now.Add(time.Hour)},
+		{Host: "h", FileID: "wxyz", Expires: now.Add(time.Hour)},
+		{Host: "h", FileID: "____-", Expires: now.Add(time.Hour)},
 	} {
 		uri := fileURI(t, r, f)
 		if !form.MatchString(uri) || len(uri) > MaxFileURILen {
 			t.Errorf("FileURI(%+v) = %q (%d bytes), want the documented form", f, uri, len(uri))
 		}
-		if strings.Contains(uri, "alice") {
-			t.Errorf("FileURI(%+v) = %q writes the owner", f, uri)
+		if again := fileURI(t, r, f); again == uri {
+			t.Errorf("FileURI twice = %q both times, want a fresh nonce each time", uri)
+		}
+		if long := fileURI(t, longest, f); len(long) > MaxFileURILen {
+			t.Errorf("FileURI(%+v) under the longest key id: %d bytes, want at most %d", f, len(long), MaxFileURILen)
 		}
 		got, err := r.ParseFileURI(uri, f.Owner, now)
 		if err != nil {
@@ -83,13 +92,23 @@ func TestFileURIExpiredAndRotation(t *testing.T) {
 	checkErr(t, err, ErrUnknownKey, uri)
 }
 
+// TestLongestFileURI: the longest host, key id and file id give a URI of
+// the length MaxFileURILen's comment states.
+func TestLongestFileURI(t *testing.T) {
+	r := ring(t, mustKey(strings.Repeat("k", MaxKeyIDLen), secretNew))
+	uri := fileURI(t, r, FileRef{Host: strings.Repeat("h", MaxHostLen), FileID: strings.Repeat("F", MaxFileIDLen), Owner: strings.Repeat("o", MaxOwnerLen), Expires: time.Unix(1<<62, 0)})
+	if len(uri) != 476 || len(uri) > MaxFileURILen {
+		t.Errorf("longest file URI: %d bytes, want 476 (at most %d)", len(uri), MaxFileURILen)
+	}
+}
+
 // TestFileURITampered changes each part of a genuine URI.
 func TestFileURITampered(t *testing.T) {
 	r := ring(t, keyNew, keyOld)
 	uri := fileURI(t, r, ref())
 	rest := strings.TrimPrefix(uri, "mcp-file://server/")
-	p := strings.Split(rest, ".")
-	id, kid, exp, mac := p[0], p[1], p[2], p[3]
+	kid, sealed, _ := strings.Cut(rest, ".")
+	raw, _ := b64.DecodeString(sealed)
 	flip := func(s string) string {
 		c := byte('A')
 		if s[0] == 'A' {
@@ -103,20 +122,15 @@ func TestFileURITampered(t *testing.T) {
 	}{
 		{"host", "mcp-file://server2/" + rest, ErrBadSignature},
 		{"host with port", "mcp-file://server:80/" + rest, ErrBadSignature},
-		{"file id", "mcp-file://server/" + flip(id) + "." + kid + "." + exp + "." + mac, ErrBadSignature},
-		{"file id shorter", "mcp-file://server/" + id[1:] + "." + kid + "." + exp + "." + mac, ErrBadSignature},
-		{"key id", "mcp-file://server/" + id + ".old." + exp + "." + mac, ErrBadSignature},
-		{"unknown key id", "mcp-file://server/" + id + ".other." + exp + "." + mac, ErrUnknownKey},
-		{"expiry later", "mcp-file://server/" + id + "." + kid + "." + exp + "9." + mac, ErrBadSignature},
-		{"mac", "mcp-file://server/" + id + "." + kid + "." + exp + "." + flip(mac), ErrBadSignature},
+		{"key id", "mcp-file://server/old." + sealed, ErrBadSignature},
+		{"unknown key id", "mcp-file://server/other." + sealed, ErrUnknownKey},
+		{"sealed", "mcp-file://server/" + kid + "." + flip(sealed), ErrBadSignature},
+		{"sealed shorter", "mcp-file://server/" + kid + "." + b64.EncodeToString(raw[:len(raw)-1]), ErrBadSignature},
+		{"sealed longer", "mcp-file://server/" + kid + "." + b64.EncodeToString(append(raw, 0)), ErrBadSignature},
+		{"sealed too short", "mcp-file://server/" + kid + "." + sealed[:36], ErrMalformed},
 		{"SEP example id", "mcp-file://server/file_01HXYZ", ErrMalformed},
-		{"bare id", "mcp-file://server/" + id, ErrMalformed},
-		{"mac cut", uri[:len(uri)-1], ErrMalformed},
-		{"mac longer", uri + "A", ErrMalformed},
-		{"expiry with leading zero", "mcp-file://server/" + id + "." + kid + ".0" + exp + "." + mac, ErrMalformed},
-		{"expiry with sign", "mcp-file://server/" + id + "." + kid + ".+" + exp + "." + mac, ErrMalformed},
-		{"expiry zero", "mcp-file://server/" + id + "." + kid + ".0." + mac, ErrMalformed},
-		{"expiry overflow", "mcp-file://server/" + id + "." + kid + ".99999999999999999999." + mac, ErrMalformed},
+		{"sealed cut", uri[:len(uri)-1], ErrMalformed},
+		{"stray bits", uri[:len(uri)-1] + "B", ErrMalformed},
 		{"upper-case scheme", "MCP-FILE://server/" + rest, ErrMalformed},
 		{"upper-case host", "mcp-file://SERVER/" + rest, ErrMalformed},
 		{"query", uri + "?x=1", ErrMalformed},
@@ -127,7 +141,8 @@ func TestFileURITampered(t *testing.T) {
 		{"second segment", uri + "/x", ErrMalformed},
 		{"dot segment", "mcp-file://server/./" + rest, ErrMalformed},
 		{"trailing slash", uri + "/", ErrMalformed},
-		{"escaped", "mcp-file://server/" + id + "%2E" + kid + "." + exp + "." + mac, ErrMalformed},
+		{"escaped", "mcp-file://server/" + kid + "%2E" + sealed, ErrMalformed},
+		{"second dot", uri + ".x", ErrMalformed},
 		{"newline", uri + "\n", ErrMalformed},
 		{"leading space", " " + uri, ErrMalformed},
 	} {
@@ -141,11 +156,52 @@ func TestFileURITampered(t *testing.T) {
 	}
 }
 
+// sealFileURI returns plain sealed as a file URI's path under k for host
+// and owner, whatever it holds.
+func sealFileURI(k Key, host, owner string, plain []byte) string {
+	return fileScheme + host + "/" + k.id + "." + b64.EncodeToString(k.seal(nil, plain, fileURIAD(k.id, host, owner)))
+}
+
+// TestParseFileURISealedMalformed seals what FileURI never writes: each
+// is malformed, though it opens.
+func TestParseFileURISealedMalformed(t *testing.T) {
+	r := ring(t, keyNew)
+	f := ref()
+	good := appendFileRef(nil, &f)
+	zeroExp := append([]byte(nil), good...)
+	copy(zeroExp, make([]byte, 8))
+	for _, tt := range []struct {
+		name  string
+		plain []byte
+	}{
+		{"empty", nil},
+		{"expiry only", good[:8]},
+		{"no file id", good[:9]},
+		{"cut", good[:len(good)-1]},
+		{"trailing byte", append(append([]byte(nil), good...), 0)},
+		{"expiry zero", zeroExp},
+		{"expiry past int64", append([]byte{0x80, 0, 0, 0, 0, 0, 0, 1}, good[8:]...)},
+		{"id length zero", append(append([]byte(nil), good[:8]...), 0)},
+		{"id too long", append(append([]byte(nil), good[:8]...), append([]byte{MaxFileIDLen + 1}, make([]byte, 97)...)...)},
+		{"id length and bytes disagree", append(append([]byte(nil), good[:8]...), 2, 0xff, 0xff, 0xff)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			uri := sealFileURI(keyNew, "server", "alice", tt.plain)
+			got, err := r.ParseFileURI(uri, "alice", now)
+			if err == nil {
+				t.Fatalf("ParseFileURI(%q) = %+v, want an error", uri, got)
+			}
+			checkErr(t, err, ErrMalformed, uri)
+		})
+	}
+}
+
 // TestParseFileURIMalformed feeds paths, other schemes and traversal
 // attempts: each is malformed, never a path, and the error says what a
 // file URI looks like.
 func TestParseFileURIMalformed(t *testing.T) {
 	r := ring(t, keyNew)
+	sealed := "k." + strings.Repeat("A", 40)
 	for _, tt := range []struct{ uri, reason string }{
 		{"", "empty"},
 		{"../etc/passwd", "never paths"},
@@ -160,37 +216,36 @@ func TestParseFileURIMalformed(t *testing.T) {
 		{"mcp-resource://reports/monthly.pdf", "scheme is not mcp-file"},
 		{"mcp-file:file_1", `want "//"`},
 		{"mcp-file:/server/file_1", `want "//"`},
-		{"Mcp-File://server/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "lower case"},
+		{"Mcp-File://server/" + sealed, "lower case"},
 		{"mcp-file://", "no host"},
 		{"mcp-file:///etc/passwd", "no host"},
 		{"mcp-file:////etc/passwd", "no host"},
 		{"mcp-file://server", "no file id"},
 		{"mcp-file://server/", "no file id"},
 		{"mcp-file://server/../etc/passwd", "more than one segment"},
-		{"mcp-file://server/..", "four parts"},
+		{"mcp-file://server/..", "key id"},
 		{"mcp-file://server/a/b", "more than one segment"},
 		{"mcp-file://server//etc/passwd", "more than one segment"},
 		{"mcp-file://server/%2e%2e", "escapes"},
 		{"mcp-file://server/%2e%2e%2fetc%2fpasswd", "escapes"},
 		{"mcp-file://server/..%2f..%2fetc", "escapes"},
-		{"mcp-file://server/file\x00.k.1.AAAAAAAAAAAAAAAAAAAAAA", "file id"},
-		{"mcp-file://server/file_1\x00", "four parts"},
-		{"mcp-file://server/.k.1.AAAAAAAAAAAAAAAAAAAAAA", "file id"},
-		{"mcp-file://server/" + strings.Repeat("f", MaxFileIDLen+1) + ".k.1.AAAAAAAAAAAAAAAAAAAAAA", "file id"},
-		{"mcp-file://server/f..1.AAAAAAAAAAAAAAAAAAAAAA", "key id"},
-		{"mcp-file://server/f.k.x.AAAAAAAAAAAAAAAAAAAAAA", "expiry"},
-		{"mcp-file://server/f.k.1.AAAA", "mac"},
-		{"mcp-file://server/f.k.1.AAAAAAAAAAAAAAAAAAAAAA=", "mac"},
-		{"mcp-file://server/f.k.1.AAAAAAAAAAAAAAAAAAAAAB", "mac"}, // stray bits
-		{"mcp-file://server/f.k.1.AAAAAAAAAAAAAAAAAAAAAA.x", "four parts"},
-		{"mcp-file://ser ver/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "host"},
-		{"mcp-file://ser%41ver/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "host"},
-		{"mcp-file://ser\\ver/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "host"},
-		{"mcp-file://" + strings.Repeat("h", MaxHostLen+1) + "/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "host"},
-		{"mcp-file://server/f.k.1.AAAAAAAAAAAAAAAAAAAAAA?", "query"},
-		{"mcp-file://server?/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "query"},
-		{"mcp-file://server/f.k.1.AAAAAAAAAAAAAAAAAAAAAA#", "fragment"},
-		{"mcp-file://user@server/f.k.1.AAAAAAAAAAAAAAAAAAAAAA", "userinfo"},
+		{"mcp-file://server/file_1", "want <key id>.<base64url>"},
+		{"mcp-file://server/k\x00." + strings.Repeat("A", 40), "key id"},
+		{"mcp-file://server/" + sealed + "\x00", "not base64url"},
+		{"mcp-file://server/." + strings.Repeat("A", 40), "key id"},
+		{"mcp-file://server/" + strings.Repeat("k", MaxKeyIDLen+1) + "." + strings.Repeat("A", 40), "key id"},
+		{"mcp-file://server/k.AAAA", "not base64url of a sealed text"},
+		{"mcp-file://server/" + sealed + "=", "not base64url"},
+		{"mcp-file://server/k." + strings.Repeat("A", 38) + "B", "not base64url"}, // stray bits
+		{"mcp-file://server/" + sealed + ".x", "not base64url"},
+		{"mcp-file://ser ver/" + sealed, "host"},
+		{"mcp-file://ser%41ver/" + sealed, "host"},
+		{"mcp-file://ser\\ver/" + sealed, "host"},
+		{"mcp-file://" + strings.Repeat("h", MaxHostLen+1) + "/" + sealed, "host"},
+		{"mcp-file://server/" + sealed + "?", "query"},
+		{"mcp-file://server?/" + sealed, "query"},
+		{"mcp-file://server/" + sealed + "#", "fragment"},
+		{"mcp-file://user@server/" + sealed, "userinfo"},
 		{"mcp-file://server/" + strings.Repeat("a", MaxFileURILen), "longer than"},
 	} {
 		_, err := r.ParseFileURI(tt.uri, "", now)
@@ -199,26 +254,35 @@ func TestParseFileURIMalformed(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, tt.reason) || !strings.Contains(msg, "want mcp-file://<host>/<file id>.<key id>.<expiry>.<mac>") {
+		if !strings.Contains(msg, tt.reason) || !strings.Contains(msg, "want mcp-file://<host>/<key id>.<sealed>") {
 			t.Errorf("ParseFileURI(%q) error %q, want one that says %q and what a file URI looks like", tt.uri, msg, tt.reason)
 		}
 	}
 }
 
-// TestFileURIAndTokenDoNotMix: a token's mac never passes as a file URI's,
-// and a file URI is not a token.
+// TestFileURIAndTokenDoNotMix: a token's sealed part never passes as a
+// file URI's, nor a file URI's or a sealed text as a token, under the same
+// key.
 func TestFileURIAndTokenDoNotMix(t *testing.T) {
 	r := ring(t, keyNew)
 	f := ref()
 	tok := sign(t, r, Claims{Purpose: "file", FileID: f.FileID, Owner: f.Owner, Expires: f.Expires})
-	_, mac, _ := strings.Cut(tok, ".")
 	uri := fileURI(t, r, f)
-	forged := uri[:strings.LastIndexByte(uri, '.')+1] + mac[:22]
-	if _, err := r.ParseFileURI(forged, f.Owner, now); !errors.Is(err, ErrBadSignature) && !errors.Is(err, ErrMalformed) {
-		t.Errorf("a token's mac in a file URI: %v, want a rejection", err)
+	if _, err := r.ParseFileURI("mcp-file://server/"+tok, f.Owner, now); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("a token as a file URI's path: %v, want a bad signature", err)
+	}
+	sealed, _ := r.Seal(string(appendFileRef(nil, &f)))
+	if _, err := r.ParseFileURI("mcp-file://server/"+sealed, f.Owner, now); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("a sealed text as a file URI's path: %v, want a bad signature", err)
 	}
 	if _, err := r.Verify(uri, "file", now); !errors.Is(err, ErrMalformed) {
 		t.Errorf("Verify(file URI) = %v, want malformed", err)
+	}
+	if _, err := r.Verify(strings.TrimPrefix(uri, "mcp-file://server/"), "file", now); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("Verify(file URI's path) = %v, want a bad signature", err)
+	}
+	if _, err := r.Open(tok); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("Open(token) = %v, want a bad signature", err)
 	}
 }
 

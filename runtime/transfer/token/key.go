@@ -1,6 +1,7 @@
 package token
 
 import (
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -18,14 +19,15 @@ const MinSecretLen = 32
 // MaxKeyIDLen is the longest key id, in bytes.
 const MaxKeyIDLen = 32
 
-// A Key signs and checks tokens and file URIs. Its ID names it in every
-// token and file URI it signs, so that keys can rotate. Make one with
+// A Key seals and opens tokens and file URIs. Its ID names it in every
+// token and file URI it seals, so that keys can rotate. Make one with
 // [NewKey], [ParseKeyHex] or [RandomKey]; the zero Key is not usable. The
 // secret stays behind a pointer, so that no fmt verb, %p included, prints
 // it: formatting a Key prints its ID.
 type Key struct {
 	id     string
 	secret *[]byte
+	gcm    cipher.AEAD // keyed with a key derived from secret, see seal.go
 }
 
 // NewKey returns the key id with secret, which must have at least
@@ -46,7 +48,7 @@ func NewKey(id string, secret []byte) (Key, error) {
 		return Key{}, fmt.Errorf("token: key id %q: want 1 to %d characters of [A-Za-z0-9_-]", id, MaxKeyIDLen)
 	}
 	b := append([]byte(nil), secret...)
-	return Key{id: id, secret: &b}, nil
+	return Key{id: id, secret: &b, gcm: newGCM(b)}, nil
 }
 
 // ParseKeyHex returns the key of a secret written in hex, such as the
@@ -81,9 +83,9 @@ func (k Key) Format(f fmt.State, verb rune) {
 	fmt.Fprintf(f, "token.Key{ID:%q}", k.id)
 }
 
-// A Keyring signs with its first key and accepts tokens and file URIs
-// signed by any of its keys. To rotate, put the new key first and keep the
-// old one until everything it signed has expired. A Keyring is immutable
+// A Keyring seals with its first key and accepts tokens and file URIs
+// sealed by any of its keys. To rotate, put the new key first and keep the
+// old one until everything it sealed has expired. A Keyring is immutable
 // and safe for concurrent use; formatting it prints key ids only.
 type Keyring struct {
 	keys []Key // keys[0] signs

@@ -5,7 +5,20 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+)
+
+// Sealing is authenticated encryption, AES-256-GCM with a random 96-bit
+// nonce, under a key derived from a Key's secret. Sealed texts, tokens and
+// file URIs all use it, each with its own domain at the head of the
+// additional data, so that none of them opens as another.
+const (
+	sealDomain   = "mcpfile/seal/v1\x00"
+	nonceLen     = 12
+	tagLen       = 16
+	sealOverhead = nonceLen + tagLen
 )
 
 // Seal returns s encrypted and authenticated (AES-256-GCM) under the
@@ -20,10 +33,7 @@ func (r *Keyring) Seal(s string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	aead := k.aead()
-	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(s)+aead.Overhead())
-	rand.Read(nonce) // never fails (Go 1.24+)
-	return k.id + "." + b64.EncodeToString(aead.Seal(nonce, nonce, []byte(s), []byte(sealDomain+k.id))), nil
+	return k.id + "." + b64.EncodeToString(k.seal(nil, []byte(s), sealAD(sealDomain, k.id))), nil
 }
 
 // Open returns the text that Seal sealed as sealed, or an error wrapping
@@ -33,31 +43,72 @@ func (r *Keyring) Open(sealed string) (string, error) {
 	fail := func(kind error, reason string) (string, error) {
 		return "", &Error{Input: inputSealed, Len: len(sealed), Err: kind, Reason: reason}
 	}
-	id, body, ok := strings.Cut(sealed, ".")
-	if !ok {
-		return fail(ErrMalformed, "want <key id>.<base64url>")
+	kid, body, reason := cutSealed(sealed)
+	if reason != "" {
+		return fail(ErrMalformed, reason)
 	}
-	k := r.lookup(id)
+	k := r.lookup(kid)
 	if k == nil {
 		return fail(ErrUnknownKey, "sealed under a key this keyring does not hold")
 	}
-	b, err := b64.DecodeString(body)
-	aead := k.aead()
-	if err != nil || len(b) < aead.NonceSize()+aead.Overhead() {
-		return fail(ErrMalformed, "not base64url of a sealed text")
-	}
-	plain, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], []byte(sealDomain+k.id))
-	if err != nil {
+	plain, ok := k.open(body, sealAD(sealDomain, kid))
+	if !ok {
 		return fail(ErrBadSignature, "altered, or sealed under another key")
 	}
 	return string(plain), nil
 }
 
-const sealDomain = "mcpfile/seal/v1\x00"
+// cutSealed splits "<key id>.<base64url>" and decodes the second part
+// strictly, as [decodeB64] does. It returns a reason that quotes nothing
+// of s when s is not of that form, or too short to be sealed.
+func cutSealed(s string) (kid string, body []byte, reason string) {
+	kid, enc, ok := strings.Cut(s, ".")
+	if !ok {
+		return "", nil, "want <key id>.<base64url>"
+	}
+	if !isIDChars(kid, MaxKeyIDLen) {
+		return "", nil, fmt.Sprintf("key id: want 1 to %d characters of [A-Za-z0-9_-]", MaxKeyIDLen)
+	}
+	body, ok = decodeB64(enc)
+	if !ok || len(body) < sealOverhead {
+		return "", nil, "not base64url of a sealed text"
+	}
+	return kid, body, ""
+}
 
-// aead is the key's AES-256-GCM, keyed with a key derived from its secret
-// for sealing alone.
-func (k *Key) aead() cipher.AEAD {
+// sealAD returns the additional data of a text sealed for domain under the
+// key kid: the domain, which ends in a NUL, then the key id.
+func sealAD(domain, kid string) []byte {
+	return append(append(make([]byte, 0, len(domain)+len(kid)+64), domain...), kid...)
+}
+
+// seal appends to dst a random nonce, then plain encrypted and
+// authenticated under k with the additional data ad.
+func (k *Key) seal(dst, plain, ad []byte) []byte {
+	dst = slices.Grow(dst, sealOverhead+len(plain))
+	n := len(dst)
+	dst = dst[:n+nonceLen]
+	rand.Read(dst[n:]) // never fails (Go 1.24+)
+	return k.gcm.Seal(dst, dst[n:], plain, ad)
+}
+
+// open returns what seal sealed in b under k with the additional data ad,
+// or false when b was altered, sealed under another key or with other
+// additional data. The tag is checked in constant time. It decrypts in
+// place: b is overwritten.
+func (k *Key) open(b, ad []byte) ([]byte, bool) {
+	if len(b) < sealOverhead {
+		return nil, false
+	}
+	plain, err := k.gcm.Open(b[nonceLen:nonceLen], b[:nonceLen], b[nonceLen:], ad)
+	return plain, err == nil
+}
+
+// newGCM returns the AES-256-GCM of a key with secret, keyed with a key
+// derived from the secret for sealing alone. It is safe for concurrent
+// use: it holds its key schedule and nothing else.
+func newGCM(secret []byte) cipher.AEAD {
+	k := Key{secret: &secret}
 	block, err := aes.NewCipher(k.mac(sealDomain, nil)) // 32 bytes: AES-256
 	if err != nil {
 		panic(errors.New("token: " + err.Error())) // a 32-byte key never fails

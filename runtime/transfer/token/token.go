@@ -1,7 +1,6 @@
 package token
 
 import (
-	"crypto/hmac"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -33,8 +32,8 @@ const (
 	MaxOwnerLen     = 1024
 	MaxMediaTypeLen = 255
 	MaxNameLen      = 1024
-	// MaxTokenLen bounds the length of a token: the longest claims encode
-	// in about 2,100 bytes.
+	// MaxTokenLen bounds the length of a token: the longest claims, under
+	// the longest key id, seal in 3,441 bytes.
 	MaxTokenLen = 4096
 )
 
@@ -53,16 +52,18 @@ type Claims struct {
 }
 
 const (
-	tokenVersion = 1
-	tokenDomain  = "mcpfile/token/v1"
-	tokenMACLen  = 32
+	tokenDomain = "mcpfile/token/v2\x00"
+	// tokenPad is the block the sealed claims are padded to, so that a
+	// token's length tells little of the lengths of owner and name.
+	tokenPad = 32
 )
 
 var b64 = base64.RawURLEncoding.Strict()
 
-// Sign returns a token for c, signed with the keyring's first key. The
-// token is URL-safe base64 without padding and a dot, at most
-// [MaxTokenLen] bytes; the same claims and key always give the same token.
+// Sign returns a token for c, sealed (encrypted and authenticated) with the
+// keyring's first key, so that whoever holds the token can use it but not
+// read it. The token is "<key id>.<base64url>" (no padding), at most
+// [MaxTokenLen] bytes; the same claims give a different token each time.
 // It is an error for c to break the limits documented on [Claims].
 func (r *Keyring) Sign(c Claims) (string, error) {
 	k, err := r.signer()
@@ -75,19 +76,20 @@ func (r *Keyring) Sign(c Claims) (string, error) {
 	return signWith(k, &c), nil
 }
 
-// signWith returns the token for valid claims c under k.
+// signWith returns a token for valid claims c under k.
 func signWith(k *Key, c *Claims) string {
-	payload := appendPayload(make([]byte, 0, 128), k.id, c)
-	mac := k.mac(tokenDomain, payload)
-	return b64.EncodeToString(payload) + "." + b64.EncodeToString(mac)
+	var buf [256]byte
+	payload := appendPayload(buf[:0], c)
+	return k.id + "." + b64.EncodeToString(k.seal(nil, payload, sealAD(tokenDomain, k.id)))
 }
 
 // Verify checks tok and returns its claims: the token must be well formed,
-// signed by a key of the keyring (compared in constant time), issued for
-// purpose and unexpired at now. Checks run in that order, so nothing is
-// said about the claims of a token whose signature fails. The error is an
-// [*Error] that wraps [ErrMalformed], [ErrUnknownKey], [ErrBadSignature],
-// [ErrWrongPurpose] or [ErrExpired]. The caller still checks the owner.
+// sealed by a key of the keyring (its tag compared in constant time),
+// issued for purpose and unexpired at now. Checks run in that order, so
+// nothing is said about the claims of a token that fails to open. The
+// error is an [*Error] that wraps [ErrMalformed], [ErrUnknownKey],
+// [ErrBadSignature], [ErrWrongPurpose] or [ErrExpired]. The caller still
+// checks the owner.
 func (r *Keyring) Verify(tok, purpose string, now time.Time) (Claims, error) {
 	fail := func(kind error, reason string) (Claims, error) {
 		return Claims{}, &Error{Input: inputToken, Len: len(tok), Err: kind, Reason: reason}
@@ -95,19 +97,7 @@ func (r *Keyring) Verify(tok, purpose string, now time.Time) (Claims, error) {
 	if len(tok) > MaxTokenLen {
 		return fail(ErrMalformed, fmt.Sprintf("longer than %d bytes", MaxTokenLen))
 	}
-	p, m, ok := strings.Cut(tok, ".")
-	if !ok || strings.Contains(m, ".") {
-		return fail(ErrMalformed, "want two base64url parts joined by a dot")
-	}
-	payload, ok := decodeB64(p)
-	if !ok {
-		return fail(ErrMalformed, "payload is not base64url without padding")
-	}
-	mac, ok := decodeB64(m)
-	if !ok || len(mac) != tokenMACLen {
-		return fail(ErrMalformed, "mac is not 32 bytes of base64url without padding")
-	}
-	kid, c, reason := parsePayload(payload)
+	kid, body, reason := cutSealed(tok)
 	if reason != "" {
 		return fail(ErrMalformed, reason)
 	}
@@ -115,8 +105,14 @@ func (r *Keyring) Verify(tok, purpose string, now time.Time) (Claims, error) {
 	if k == nil {
 		return fail(ErrUnknownKey, fmt.Sprintf("key id %q", kid))
 	}
-	if !hmac.Equal(mac, k.mac(tokenDomain, payload)) {
+	payload, ok := k.open(body, sealAD(tokenDomain, kid))
+	if !ok {
 		return fail(ErrBadSignature, "")
+	}
+	c, reason := parsePayload(payload)
+	if reason != "" {
+		// Sealed by a holder of the key, yet not as Sign seals.
+		return fail(ErrMalformed, reason)
 	}
 	if c.Purpose != purpose {
 		return fail(ErrWrongPurpose, fmt.Sprintf("issued for %q, want %q", c.Purpose, purpose))
@@ -152,11 +148,8 @@ func checkClaims(c *Claims) (field, rule string) {
 	return "", ""
 }
 
-// appendPayload appends the binary payload of valid claims c under key id
-// kid to b:
+// appendPayload appends the binary payload of valid claims c to b:
 //
-//	version   1 byte (1)
-//	key id    1-byte length, bytes
 //	purpose   1-byte length, bytes
 //	file id   1-byte length, bytes
 //	owner     2-byte length, bytes
@@ -165,11 +158,12 @@ func checkClaims(c *Claims) (field, rule string) {
 //	mediatype 1-byte length, bytes
 //	name      2-byte length, bytes
 //	expires   8 bytes, Unix seconds
+//	padding   zero bytes, to a multiple of tokenPad bytes
 //
-// Lengths and numbers are big-endian.
-func appendPayload(b []byte, kid string, c *Claims) []byte {
-	b = append(b, tokenVersion)
-	b = appendStr8(b, kid)
+// Lengths and numbers are big-endian. Neither a version nor the key id is
+// written: both are in the additional data the payload is sealed with.
+func appendPayload(b []byte, c *Claims) []byte {
+	start := len(b)
 	b = appendStr8(b, c.Purpose)
 	b = appendStr8(b, c.FileID)
 	b = appendStr16(b, c.Owner)
@@ -179,21 +173,17 @@ func appendPayload(b []byte, kid string, c *Claims) []byte {
 	b = appendStr8(b, c.MediaType)
 	b = appendStr16(b, c.Name)
 	b = binary.BigEndian.AppendUint64(b, uint64(c.Expires.Unix()))
+	for (len(b)-start)%tokenPad != 0 {
+		b = append(b, 0)
+	}
 	return b
 }
 
 // parsePayload is the inverse of appendPayload. It accepts exactly the
 // payloads appendPayload writes for claims that checkClaims accepts, and
 // otherwise returns a reason that quotes nothing of the input.
-func parsePayload(b []byte) (kid string, c Claims, reason string) {
+func parsePayload(b []byte) (c Claims, reason string) {
 	d := decoder{b: b}
-	if v := d.byte(); v != tokenVersion {
-		if d.bad {
-			return "", Claims{}, "payload is empty"
-		}
-		return "", Claims{}, fmt.Sprintf("version %d, want %d", v, tokenVersion)
-	}
-	kid = d.str(d.byte())
 	c.Purpose = d.str(d.byte())
 	c.FileID = d.str(d.byte())
 	c.Owner = d.str(int(d.uint16()))
@@ -206,20 +196,18 @@ func parsePayload(b []byte) (kid string, c Claims, reason string) {
 	exp := d.uint64()
 	switch {
 	case d.bad:
-		return "", Claims{}, "payload is truncated"
-	case len(d.b) != 0:
-		return "", Claims{}, "payload has trailing bytes"
-	case !isIDChars(kid, MaxKeyIDLen):
-		return "", Claims{}, "bad key id"
+		return Claims{}, "payload is truncated"
+	case len(b)%tokenPad != 0 || len(d.b) >= tokenPad || strings.Trim(string(d.b), "\x00") != "":
+		return Claims{}, "payload is not padded as sealed"
 	case size > math.MaxInt64 || exp > math.MaxInt64:
-		return "", Claims{}, "number out of range"
+		return Claims{}, "number out of range"
 	}
 	c.Size = int64(size)
 	c.Expires = time.Unix(int64(exp), 0).UTC()
 	if field, rule := checkClaims(&c); field != "" {
-		return "", Claims{}, field + ": " + rule
+		return Claims{}, field + ": " + rule
 	}
-	return kid, c, ""
+	return c, ""
 }
 
 // A decoder reads a payload; past its end it reads zeros and sets bad.

@@ -84,6 +84,7 @@ func TestSignVerify(t *testing.T) {
 	full.MediaType = strings.Repeat("x", MaxMediaTypeLen)
 	full.Purpose = strings.Repeat("p", MaxPurposeLen)
 	full.Size = 1<<63 - 1
+	full.Name = strings.Repeat("n", MaxNameLen)
 	for _, c := range []Claims{
 		claims(),
 		{Purpose: PurposeDownload, FileID: "f", Size: 0, Expires: now.Add(time.Second)},
@@ -94,8 +95,8 @@ func TestSignVerify(t *testing.T) {
 		if len(tok) > MaxTokenLen || strings.ContainsAny(tok, "=+/") {
 			t.Errorf("Sign(%+v) = %d bytes %q, want at most %d URL-safe", c, len(tok), tok, MaxTokenLen)
 		}
-		if again := sign(t, r, c); again != tok {
-			t.Errorf("Sign is not deterministic: %q then %q", tok, again)
+		if again := sign(t, r, c); again == tok {
+			t.Errorf("Sign twice = %q both times, want a fresh nonce each time", tok)
 		}
 		got, err := r.Verify(tok, c.Purpose, now)
 		if err != nil {
@@ -110,67 +111,67 @@ func TestSignVerify(t *testing.T) {
 	}
 }
 
-// TestVerifyTamperedClaims signs each claim changed under the original mac:
-// every change is a bad signature.
-func TestVerifyTamperedClaims(t *testing.T) {
+// sealToken returns payload sealed as a token under k, whatever it holds.
+func sealToken(k Key, payload []byte) string {
+	return k.id + "." + b64.EncodeToString(k.seal(nil, payload, sealAD(tokenDomain, k.id)))
+}
+
+// TestLongestToken: the longest claims under the longest key id give a
+// token of the length MaxTokenLen's comment states.
+func TestLongestToken(t *testing.T) {
+	c := Claims{
+		Purpose:   strings.Repeat("p", MaxPurposeLen),
+		FileID:    strings.Repeat("F", MaxFileIDLen),
+		Owner:     strings.Repeat("o", MaxOwnerLen),
+		Size:      1<<63 - 1,
+		SHA256:    digest[:],
+		MediaType: strings.Repeat("m", MaxMediaTypeLen),
+		Name:      strings.Repeat("n", MaxNameLen),
+		Expires:   time.Unix(1<<62, 0),
+	}
+	tok := sign(t, ring(t, mustKey(strings.Repeat("k", MaxKeyIDLen), secretNew)), c)
+	if len(tok) != 3441 || len(tok) > MaxTokenLen {
+		t.Errorf("longest token: %d bytes, want 3441 (at most %d)", len(tok), MaxTokenLen)
+	}
+}
+
+// TestVerifySpliced moves a genuine token's sealed part under another key
+// id, and puts texts sealed for other uses in place of a token: none
+// opens.
+func TestVerifySpliced(t *testing.T) {
 	r := ring(t, keyNew, keyOld)
-	c := claims()
-	tok := sign(t, r, c)
-	_, mac, _ := strings.Cut(tok, ".")
-	other := sha256.Sum256([]byte("other"))
-	for _, tt := range []struct {
-		name   string
-		kid    string
-		change func(*Claims)
-	}{
-		{"key id", "old", func(*Claims) {}},
-		{"purpose", "new", func(c *Claims) { c.Purpose = PurposeDownload }},
-		{"file id", "new", func(c *Claims) { c.FileID = "file_ABCDEFGHIJKLMNOPQRSTUVWXYA" }},
-		{"owner", "new", func(c *Claims) { c.Owner = "mallory" }},
-		{"no owner", "new", func(c *Claims) { c.Owner = "" }},
-		{"size", "new", func(c *Claims) { c.Size++ }},
-		{"digest", "new", func(c *Claims) { c.SHA256 = other[:] }},
-		{"no digest", "new", func(c *Claims) { c.SHA256 = nil }},
-		{"media type", "new", func(c *Claims) { c.MediaType = "text/html" }},
-		{"expires", "new", func(c *Claims) { c.Expires = c.Expires.Add(24 * time.Hour) }},
+	tok := sign(t, r, claims())
+	_, body, _ := strings.Cut(tok, ".")
+	sealed, err := r.Seal(string(appendPayload(nil, &Claims{Purpose: PurposeUpload, FileID: "f", Expires: now.Add(time.Hour)})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := fileURI(t, r, ref())
+	for _, tt := range []struct{ name, tok string }{
+		{"under the other key's id", "old." + body},
+		{"a sealed text", sealed},
+		{"a file URI's path", uri[strings.LastIndexByte(uri, '/')+1:]},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := claims()
-			tt.change(&c)
-			forged := b64.EncodeToString(appendPayload(nil, tt.kid, &c)) + "." + mac
-			_, err := r.Verify(forged, c.Purpose, now)
-			checkErr(t, err, ErrBadSignature, forged)
+			_, err := r.Verify(tt.tok, PurposeUpload, now)
+			checkErr(t, err, ErrBadSignature, tt.tok)
 		})
 	}
 }
 
-// TestVerifyFlippedBits flips each bit of the payload and mac: no result
-// verifies, and each is rejected as malformed, unknown key or bad signature.
+// TestVerifyFlippedBits flips each bit of a token's sealed part: each
+// result is rejected as a bad signature, or as malformed where the flip
+// breaks the base64's last character.
 func TestVerifyFlippedBits(t *testing.T) {
 	r := ring(t, keyNew)
 	tok := sign(t, r, claims())
-	p, m, _ := strings.Cut(tok, ".")
-	payload, _ := b64.DecodeString(p)
-	mac, _ := b64.DecodeString(m)
-	kinds := map[error]int{}
-	for part, b := range [][]byte{payload, mac} {
-		for i := range len(b) * 8 {
-			b[i/8] ^= 1 << (i % 8)
-			forged := b64.EncodeToString(payload) + "." + b64.EncodeToString(mac)
-			b[i/8] ^= 1 << (i % 8)
-			_, err := r.Verify(forged, PurposeUpload, now)
-			switch {
-			case err == nil:
-				t.Fatalf("part %d bit %d flipped: verifies", part, i)
-			case errors.Is(err, ErrMalformed), errors.Is(err, ErrUnknownKey), errors.Is(err, ErrBadSignature):
-				kinds[errors.Unwrap(err)]++
-			default:
-				t.Errorf("part %d bit %d flipped: %v", part, i, err)
-			}
-		}
-	}
-	if kinds[ErrBadSignature] < len(mac)*8 {
-		t.Errorf("rejections %v: want at least %d bad signatures", kinds, len(mac)*8)
+	kid, body, _ := cutSealed(tok)
+	for i := range len(body) * 8 {
+		body[i/8] ^= 1 << (i % 8)
+		forged := kid + "." + b64.EncodeToString(body)
+		body[i/8] ^= 1 << (i % 8)
+		_, err := r.Verify(forged, PurposeUpload, now)
+		checkErr(t, err, ErrBadSignature, forged)
 	}
 }
 
@@ -241,42 +242,40 @@ func TestRotation(t *testing.T) {
 func TestVerifyMalformed(t *testing.T) {
 	r := ring(t, keyNew)
 	tok := sign(t, r, claims())
-	p, m, _ := strings.Cut(tok, ".")
-	payload, _ := b64.DecodeString(p)
-	enc := func(payload []byte) string { return b64.EncodeToString(payload) + "." + m }
+	kid, m, _ := strings.Cut(tok, ".")
 	c := claims()
+	payload := appendPayload(nil, &c)
 	for _, tt := range []struct{ name, tok string }{
 		{"empty", ""},
 		{"dot", "."},
-		{"no dot", p + m},
+		{"no dot", kid + m},
 		{"extra dot", tok + ".x"},
-		{"extra dot inside", p + ".." + m},
+		{"extra dot inside", kid + ".." + m},
 		{"huge", strings.Repeat("A", MaxTokenLen+1)},
-		{"huge valid-looking", p + strings.Repeat("A", MaxTokenLen) + "." + m},
-		{"bad base64", "!!!!." + m},
-		{"padding", p + "." + m + "="},
-		{"standard base64", strings.ReplaceAll(p, "-", "+") + "+/." + m},
-		{"newline", p[:4] + "\n" + p[4:] + "." + m},
-		{"carriage return", p + "." + m[:4] + "\r" + m[4:]},
+		{"huge valid-looking", kid + "." + m + strings.Repeat("A", MaxTokenLen)},
+		{"bad base64", kid + ".!!!!"},
+		{"padding", tok + "="},
+		{"standard base64", kid + "." + strings.ReplaceAll(m, "-", "+") + "+/"},
+		{"newline", kid + "." + m[:4] + "\n" + m[4:]},
+		{"carriage return", kid + "." + m[:4] + "\r" + m[4:]},
 		{"space", " " + tok},
-		{"truncated mac", p + "." + m[:len(m)-1]},
-		{"short mac", p + "." + m[:len(m)-4]},
-		{"long mac", p + "." + m + "AAAA"},
-		{"truncated payload", p[:len(p)-1] + "." + m},
-		{"payload cut", enc(payload[:len(payload)-1])},
-		{"payload empty", "." + m},
-		{"payload trailing byte", enc(append(append([]byte(nil), payload...), 0))},
-		{"version 2", enc(append([]byte{2}, payload[1:]...))},
-		{"version 0", enc(append([]byte{0}, payload[1:]...))},
-		{"empty key id", enc(appendPayload(nil, "", &c))},
-		{"key id with dot", enc(appendPayload(nil, "n.w", &c))},
-		{"bad file id", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "../etc", Expires: c.Expires}))},
-		{"negative size", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "f", Size: -1, Expires: c.Expires}))},
-		{"short digest", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "f", SHA256: []byte{1}, Expires: c.Expires}))},
-		{"control in media type", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "f", MediaType: "a\nb", Expires: c.Expires}))},
-		{"bad UTF-8 owner", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "f", Owner: "\xff", Expires: c.Expires}))},
-		{"expires 1970", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "f", Expires: time.Unix(0, 0)}))},
-		{"expires before 1970", enc(appendPayload(nil, "new", &Claims{Purpose: "upload", FileID: "f", Expires: time.Unix(-5, 0)}))},
+		{"truncated to a partial base64 group", tok[:len(tok)-3]},
+		{"too short to be sealed", kid + "." + m[:36]},
+		{"empty key id", "." + m},
+		{"key id with a bad character", "n~w." + m},
+		{"key id too long", strings.Repeat("k", MaxKeyIDLen+1) + "." + m},
+		// Sealed under the key, but not as Sign seals.
+		{"payload cut", sealToken(keyNew, payload[:len(payload)-1])},
+		{"payload padded twice", sealToken(keyNew, append(payload, make([]byte, tokenPad)...))},
+		{"padding not zero", sealToken(keyNew, append(payload[:len(payload)-1], 1))},
+		{"payload empty", sealToken(keyNew, nil)},
+		{"bad file id", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "../etc", Expires: c.Expires}))},
+		{"negative size", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "f", Size: -1, Expires: c.Expires}))},
+		{"short digest", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "f", SHA256: []byte{1}, Expires: c.Expires}))},
+		{"control in media type", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "f", MediaType: "a\nb", Expires: c.Expires}))},
+		{"bad UTF-8 owner", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "f", Owner: "\xff", Expires: c.Expires}))},
+		{"expires 1970", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "f", Expires: time.Unix(0, 0)}))},
+		{"expires before 1970", sealToken(keyNew, appendPayload(nil, &Claims{Purpose: "upload", FileID: "f", Expires: time.Unix(-5, 0)}))},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := r.Verify(tt.tok, PurposeUpload, now)
@@ -305,8 +304,8 @@ func TestErrorsNeverHoldTheToken(t *testing.T) {
 	} {
 		_, err := tt.r.Verify(tt.tok, tt.purpose, tt.now)
 		msg := fmt.Sprintf("%v %+v %#v", err, err, err)
-		p, m, _ := strings.Cut(tt.tok, ".")
-		if err == nil || strings.Contains(msg, p) || strings.Contains(msg, m) {
+		_, m, _ := strings.Cut(tt.tok, ".") // the key id may be named, what it sealed not
+		if err == nil || strings.Contains(msg, m) || strings.Contains(msg, m[:8]) {
 			t.Errorf("error %s: want an error without the token", msg)
 		}
 		if want := fmt.Sprintf("token (%d bytes): ", len(tt.tok)); !strings.HasPrefix(err.Error(), want) {
