@@ -122,8 +122,8 @@
 //
 // # Replicas and storage
 //
-// Tokens and file URIs are stateless HMAC-SHA-256 signatures, so every
-// replica that holds the same keys checks them; single use comes from the
+// Tokens and file URIs are stateless, sealed (AES-256-GCM) under the
+// shared keys, so every replica that holds the same keys opens them; single use comes from the
 // store's create-if-absent commit, not from a shared database. Replicas
 // share a store: a directory on shared disk (package diskstore), or object
 // storage (the S3 store, its own module under runtime/transfer/store/s3store).

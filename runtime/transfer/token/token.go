@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // Purposes of tokens. A token of one purpose is rejected where another is
@@ -137,7 +139,7 @@ func checkClaims(c *Claims) (field, rule string) {
 		return "size", "negative"
 	case c.SHA256 != nil && len(c.SHA256) != 32:
 		return "sha256", "want nil or 32 bytes"
-	case len(c.MediaType) > MaxMediaTypeLen || !isPrintableASCII(c.MediaType):
+	case len(c.MediaType) > MaxMediaTypeLen || !text.PrintableASCII(c.MediaType):
 		return "media type", fmt.Sprintf("want printable ASCII of at most %d bytes", MaxMediaTypeLen)
 	case len(c.Name) > MaxNameLen || !utf8.ValidString(c.Name):
 		return "name", fmt.Sprintf("want valid UTF-8 of at most %d bytes", MaxNameLen)
@@ -268,13 +270,4 @@ func decodeB64(s string) ([]byte, bool) {
 	}
 	b, err := b64.DecodeString(s)
 	return b, err == nil
-}
-
-func isPrintableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
