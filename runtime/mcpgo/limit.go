@@ -32,7 +32,8 @@ func MaxRequestBytesFor(s *server.MCPServer) (int64, error) {
 // long). A body that declares a longer Content-Length is refused with
 // 413 Request Entity Too Large and "request body exceeds N bytes" before
 // a byte of it is read; one of unknown length is cut at the limit, which
-// mcp-go answers with a JSON-RPC parse error.
+// mcp-go answers with 400 and a JSON-RPC parse error ("read request body
+// error: http: request body too large").
 func LimitBody(h http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > limit {

@@ -340,7 +340,9 @@ func TestMaxRequestBytesFor(t *testing.T) {
 }
 
 // TestLimitBody: over HTTP, a body longer than the limit is refused with
-// 413 before it is read, with the go-sdk's text; one within it is served.
+// 413 before it is read, with the go-sdk's text; one of unknown length is
+// cut at the limit, which mcp-go answers with a parse error; one within it
+// is served.
 func TestLimitBody(t *testing.T) {
 	s := newServer()
 	limit, err := mcpgo.MaxRequestBytesFor(s)
@@ -367,6 +369,20 @@ func TestLimitBody(t *testing.T) {
 	if want := "request body exceeds " + strconv.FormatInt(limit, 10) + " bytes\n"; code != http.StatusRequestEntityTooLarge || body != want {
 		t.Errorf("POST of %d bytes: %d %q, want 413 %q", len(over), code, body, want)
 	}
+	// Of unknown length: cut at the limit, and mcp-go's parse error.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/mcp", io.MultiReader(bytes.NewReader(over)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"code":-32700`) || !strings.Contains(string(b), "request body too large") {
+		t.Errorf("POST of %d bytes of unknown length: %d %q, want a JSON-RPC parse error saying the body is too large", len(over), resp.StatusCode, b)
+	}
+	t.Logf("POST of unknown length over the limit: %d %s", resp.StatusCode, b)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"v1"}}}`
 	if code, body := post([]byte(init)); code != http.StatusOK || !strings.Contains(body, `"serverInfo"`) {
 		t.Errorf("initialize: %d %q, want 200 and the server's info", code, body)
