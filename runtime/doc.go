@@ -45,7 +45,10 @@
 // Beside this package: runtime/datauri parses, decodes, encodes and redacts
 // RFC 2397 data: URIs, and knows nothing of MCP; runtime/mcpfileimpl is what
 // generated code calls, not for hand use; runtime/transfer serves uploads
-// and downloads; runtime/fetch downloads a host's file URL safely.
+// and downloads; runtime/fetch downloads a host's file URL safely;
+// runtime/mcpgo, a module of its own, registers tools with files on
+// servers written with github.com/mark3labs/mcp-go, checked by the same
+// code.
 //
 // # What is accepted
 //

@@ -130,9 +130,10 @@ func (p *filePlan) uploadsOnly() []string {
 }
 
 // resolve resolves every file reference in *v (a pointer to a value of
-// p's type), in field order. The first rejection is returned as it is: an
+// p's type), in field order, fetching a host's file with ft (nil: the
+// server fetches nothing). The first rejection is returned as it is: an
 // error written for the model.
-func (p *filePlan) resolve(ctx context.Context, s *mcp.Server, v reflect.Value) error {
+func (p *filePlan) resolve(ctx context.Context, ft *fetch.Fetcher, v reflect.Value) error {
 	if len(p.fields) == 0 {
 		return nil
 	}
@@ -145,19 +146,19 @@ func (p *filePlan) resolve(ctx context.Context, s *mcp.Server, v reflect.Value) 
 		}
 		switch pf.kind {
 		case single:
-			if err := resolveOne(ctx, s, pf.arg, fv.Addr().Interface().(*File), pf.file); err != nil {
+			if err := resolveOne(ctx, ft, pf.arg, fv.Addr().Interface().(*File), pf.file); err != nil {
 				return err
 			}
 		case pointer:
 			if fp := fv.Interface().(*File); fp != nil {
-				if err := resolveOne(ctx, s, pf.arg, fp, pf.file); err != nil {
+				if err := resolveOne(ctx, ft, pf.arg, fp, pf.file); err != nil {
 					return err
 				}
 			}
 		case slice:
 			files := fv.Interface().([]File)
 			for j := range files {
-				if err := resolveOne(ctx, s, pf.arg+"["+strconv.Itoa(j)+"]", &files[j], pf.file); err != nil {
+				if err := resolveOne(ctx, ft, pf.arg+"["+strconv.Itoa(j)+"]", &files[j], pf.file); err != nil {
 					return err
 				}
 			}
@@ -167,11 +168,12 @@ func (p *filePlan) resolve(ctx context.Context, s *mcp.Server, v reflect.Value) 
 }
 
 // resolveOne resolves *f when it refers to an uploaded file, or to one
-// to fetch (from a tool call to s; s is nil in an elicitation).
-func resolveOne(ctx context.Context, s *mcp.Server, arg string, f *File, d descriptor.File) error {
+// to fetch with ft (nil in an elicitation, or on a server without a
+// fetcher).
+func resolveOne(ctx context.Context, ft *fetch.Fetcher, arg string, f *File, d descriptor.File) error {
 	c := f.content
 	if c != nil && c.fetch != nil {
-		return resolveFetch(ctx, s, arg, f, d)
+		return resolveFetch(ctx, ft, arg, f, d)
 	}
 	if c == nil || c.ref == nil {
 		return nil
@@ -264,12 +266,11 @@ func UseFetcher(s *mcp.Server, f *fetch.Fetcher) {
 	hook.SetFetcher(s, f)
 }
 
-// resolveFetch downloads the file *f refers to with the fetcher of s, and
-// checks it against d.
-func resolveFetch(ctx context.Context, s *mcp.Server, arg string, f *File, d descriptor.File) error {
+// resolveFetch downloads the file *f refers to with ft, and checks it
+// against d.
+func resolveFetch(ctx context.Context, ft *fetch.Fetcher, arg string, f *File, d descriptor.File) error {
 	ref := f.content.fetch
 	what := "ChatGPT file object: "
-	ft := hook.Fetcher(s)
 	if ft == nil {
 		return &Error{Arg: arg, Rule: RuleForm, Reason: what + "this server does not fetch files from URLs (download_url); send the file another way"}
 	}

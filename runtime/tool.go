@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
@@ -80,14 +81,11 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 		return nil, nil, nil, fmt.Errorf("InputSchema must be nil: it is %T's generated MCPSchema", *new(In))
 	}
 	schema := P(new(In)).MCPSchema()
-	in, err := newArgsChecker("arguments", schema)
+	args, err := newToolArgs(reflect.TypeFor[In](), schema)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("input schema: %w", err)
+		return nil, nil, nil, err
 	}
-	plan, err := planFor(reflect.TypeFor[In](), schema)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("input schema: %w", err)
-	}
+	plan := args.plan
 	tt := *t
 	tt.InputSchema = schema
 	if names := plan.openAIFields(); len(names) > 0 {
@@ -105,11 +103,8 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v In
-		if err := in.decode(req.Params.Arguments, P(&v)); err != nil {
+		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
 			return errorResult(err), nil
-		}
-		if err := plan.resolve(ctx, server, reflect.ValueOf(&v)); err != nil {
-			return errorResult(safeError(err)), nil
 		}
 		res, o, err := h(ctx, req, v)
 		if err != nil {

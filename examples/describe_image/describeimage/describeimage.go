@@ -87,33 +87,38 @@ func MaxRequestBytes() (int64, error) {
 // checked (data: URI, at most 5 MiB, one of the accepted types, bytes
 // matching the type) before it is called.
 func Describe(_ context.Context, _ *mcp.CallToolRequest, args Args) (*mcp.CallToolResult, Description, error) {
-	return describe(args.Image)
+	d, err := DescribeFile(args.Image)
+	return nil, d, err
 }
 
 // DescribeFileData is the describe_image_filedata handler: the image came
 // as a FileData object, and was checked as a data: URI is.
 func DescribeFileData(_ context.Context, _ *mcp.CallToolRequest, args FileDataArgs) (*mcp.CallToolResult, Description, error) {
-	return describe(args.Image)
+	d, err := DescribeFile(args.Image)
+	return nil, d, err
 }
 
 // DescribeChatGPT is the describe_image_chatgpt handler: the image was
 // fetched from its download_url, and checked as a data: URI is.
 func DescribeChatGPT(_ context.Context, _ *mcp.CallToolRequest, args ChatGPTArgs) (*mcp.CallToolResult, Description, error) {
-	return describe(args.Image)
+	d, err := DescribeFile(args.Image)
+	return nil, d, err
 }
 
-// describe answers for img. It reads the image through File.Open, which
-// works for every file wherever its bytes are: it hashes the bytes in
-// pieces and decodes the header only.
-func describe(img runtime.File) (*mcp.CallToolResult, Description, error) {
+// DescribeFile is the answer of each tool for img, a checked image; the
+// mcp-go example (runtime/mcpgo/examples/describe_image) answers with it
+// too. It reads the image through File.Open, which works for every file
+// wherever its bytes are: it hashes the bytes in pieces and decodes the
+// header only.
+func DescribeFile(img runtime.File) (Description, error) {
 	r, err := img.Open()
 	if err != nil {
-		return nil, Description{}, err
+		return Description{}, err
 	}
 	defer r.Close()
 	info, err := imageinfo.Inspect(r, r.Size())
 	if err != nil {
-		return nil, Description{}, err
+		return Description{}, err
 	}
-	return nil, Description{MediaType: img.MediaType, Info: info}, nil
+	return Description{MediaType: img.MediaType, Info: info}, nil
 }

@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
+)
+
+// This file is the part of a tool call that no SDK is in: AddTool calls
+// it for a go-sdk server, and the mcp-go adapter (runtime/mcpgo) through
+// package toolcall, so that a server on either SDK checks the same way and
+// answers with the same texts.
+
+func init() {
+	toolcall.New = func(t reflect.Type, schema json.RawMessage) (*toolcall.Args, error) {
+		a, err := newToolArgs(t, schema)
+		if err != nil {
+			return nil, err
+		}
+		return &toolcall.Args{Decode: a.decode, OpenAIFields: a.plan.openAIFields(), UploadsOnly: a.plan.uploadsOnly()}, nil
+	}
+}
+
+// toolArgs checks and decodes the arguments of one generated input type.
+type toolArgs struct {
+	in   *argsChecker
+	plan *filePlan
+}
+
+// newToolArgs prepares the arguments of type t, whose generated object
+// schema is schema.
+func newToolArgs(t reflect.Type, schema json.RawMessage) (*toolArgs, error) {
+	in, err := newArgsChecker("arguments", schema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	plan, err := planFor(t, schema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return &toolArgs{in: in, plan: plan}, nil
+}
+
+// decode checks args against the schema, decodes them into dst, a pointer
+// to a value of the type, and resolves its files: uploaded ones through
+// the resolver in ctx, a host's through ft. Its error is the text the
+// model reads.
+func (a *toolArgs) decode(ctx context.Context, ft *fetch.Fetcher, args json.RawMessage, dst any) error {
+	if err := a.in.decode(args, dst); err != nil {
+		return err
+	}
+	return safeError(a.plan.resolve(ctx, ft, reflect.ValueOf(dst)))
+}

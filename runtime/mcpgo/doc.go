@@ -1,0 +1,43 @@
+// Package mcpgo lets servers written with github.com/mark3labs/mcp-go take
+// files as tool arguments, as package runtime does for the official go-sdk:
+// the same mcpfile tags, the same generated MCPSchema and UnmarshalJSON,
+// the same checks and the same texts when a file breaks a rule.
+//
+//	type DescribeArgs struct {
+//		Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg,maxSize=5MiB"`
+//	}
+//
+//	s := server.NewMCPServer("images", "v1.0.0")
+//	mcpgo.AddTool(s, mcp.Tool{Name: "describe_image"}, func(ctx context.Context, req mcp.CallToolRequest, in DescribeArgs) (*mcp.CallToolResult, error) {
+//		// in.Image is a checked PNG or JPEG of at most 5 MiB.
+//		return mcp.NewToolResultText(fmt.Sprintf("%d bytes of %s", in.Image.Size(), in.Image.MediaType)), nil
+//	})
+//	limit, err := mcpgo.MaxRequestBytesFor(s)
+//	…
+//	server.NewStdioServer(s).Listen(ctx, mcpgo.LimitLines(os.Stdin, limit), os.Stdout)
+//
+// [AddTool] publishes the generated schema as the tool's raw input schema
+// and answers a call whose files break a rule with an isError result
+// holding the text a go-sdk server gives (see runtime.Error); the handler
+// sees checked files only. Files that arrive in a host's shape work as
+// with runtime.AddTool: a field tagged form=filedata takes Odeus FileData
+// objects, and one tagged form=openai ChatGPT's file objects, which the
+// server fetches with the fetcher given by [UseFetcher] and lists in the
+// tool's _meta["openai/fileParams"].
+//
+// mcp-go reads a request whole and sets no limit on its size, on stdio or
+// over HTTP. [MaxRequestBytesFor] computes the limit the server's tools
+// need, as runtime.MaxRequestBytes does for a go-sdk server, and
+// [LimitBody] and [LimitLines] hold mcp-go's streamable HTTP server and
+// its stdio server to it.
+//
+// Not yet for mcp-go servers: eliciting files (runtime.Elicit,
+// runtime.ElicitUpload), SEP-2631 uploads and downloads
+// (files/authorizeUpload, files/authorizeDownload) and file outputs. A
+// field that takes uploaded files only (transfer=upload) is refused by
+// [AddTool]; a field that takes both refuses an uploaded file's URI with
+// the go-sdk server's text for a server that serves no uploads.
+//
+// This package is a module of its own, so that servers on the go-sdk never
+// download mcp-go.
+package mcpgo
