@@ -307,7 +307,9 @@ func TestReportsRefusalForm(t *testing.T) {
 func TestNoFileArguments(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: "v1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"s":{"type":"string"}}}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	rep, err := Run(t.Context(), Options{Connect: connector(s)})
 	if err != nil {
 		t.Fatal(err)
