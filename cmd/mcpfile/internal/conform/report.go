@@ -36,8 +36,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
+	if r := []rune(s); len(r) > 90 {
+		s = string(r[:90]) + "…"
 	}
 	return s
 }
