@@ -113,7 +113,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		spoken++
 	}
 	if spoken == 0 {
-		return nil, fmt.Errorf("%w: it speaks none of the protocol versions %s", ErrUnreachable, strings.Join(o.Versions, ", "))
+		return nil, fmt.Errorf("%w: %s", ErrUnreachable, strings.Join(rep.Notes, "; "))
 	}
 	if n := trap.hits.Load(); n > 0 {
 		res.add("scheme.nofetch", "fail", "", fmt.Sprintf("%d connection(s) reached the suite's loopback URLs (%s): the server dereferenced a URL it was sent", n, strings.Join(trap.paths(), ", ")))
@@ -325,7 +325,7 @@ func (r *runner) connect(ctx context.Context) error {
 
 func (r *runner) run(ctx context.Context) (string, error) {
 	if err := r.connect(ctx); err != nil {
-		return fmt.Sprintf("%s: could not connect: %v", r.version, err), err
+		return fmt.Sprintf("%s: could not connect: %v", r.version, err), errNotSpoken
 	}
 	defer func() { r.cs.Close() }()
 	if got := r.cs.InitializeResult().ProtocolVersion; got != r.version {

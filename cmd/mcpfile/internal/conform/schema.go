@@ -121,10 +121,9 @@ func readField(tool, name string, raw json.RawMessage) (field, bool) {
 		readShape(&f, items, itemKW)
 		f.minItems = intMember(p, "minItems", 0)
 		f.maxItems = intMember(p, "maxItems", -1)
+	case onProp && hasType(p, "array"):
+		f.problems = append(f.problems, "x-mcp-file is on the array, not on its items")
 	case onProp:
-		if hasType(p, "array") {
-			f.problems = append(f.problems, "x-mcp-file is on the array, not on its items")
-		}
 		readShape(&f, p, kw)
 	default:
 		return field{}, false
