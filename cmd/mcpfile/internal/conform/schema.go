@@ -41,8 +41,8 @@ func (f field) inline() bool {
 	return false
 }
 
-// other is what a tool's argument that is not the one under test is filled
-// with: the required properties of its input schema.
+// A tool is a tool with file arguments: its fields, and the schemas of its
+// other required arguments, which each call fills.
 type tool struct {
 	name     string
 	fields   []field
