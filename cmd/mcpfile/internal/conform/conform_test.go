@@ -333,3 +333,26 @@ func TestUnreachable(t *testing.T) {
 		t.Errorf("Run = %v, want an error that it could not be checked", err)
 	}
 }
+
+// TestMustFailed: only a failed MUST fails the run; a failed SHOULD is a
+// warning.
+func TestMustFailed(t *testing.T) {
+	for _, tt := range []struct {
+		checks []Check
+		want   bool
+	}{
+		{[]Check{{Level: "MUST", Status: "pass"}, {Level: "SHOULD", Status: "skip"}}, false},
+		{[]Check{{Level: "SHOULD", Status: "fail"}}, false},
+		{[]Check{{Level: "MUST", Status: "skip"}, {Level: "MUST", Status: "fail"}}, true},
+	} {
+		r := &Report{Checks: tt.checks}
+		if got := r.MustFailed(); got != tt.want {
+			t.Errorf("MustFailed(%+v) = %v, want %v", tt.checks, got, tt.want)
+		}
+		var b strings.Builder
+		r.WriteTable(&b)
+		if strings.Contains(b.String(), "fail    SHOULD") {
+			t.Errorf("the table shows a failed SHOULD as fail, want warn:\n%s", b.String())
+		}
+	}
+}
