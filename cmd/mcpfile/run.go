@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -71,7 +72,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o := conform.Options{Big: *big, Versions: strings.Split(*versions, ",")}
-	var serverLog bytes.Buffer
+	var serverLog lockedBuffer // the stderr of every process started, written while they run
 	if *url != "" {
 		o.Connect = func(ctx context.Context, version string) (*mcp.ClientSession, error) {
 			return client().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: *url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -88,8 +89,8 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	rep, err := conform.Run(ctx, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile conform: %v\n", err)
-		if serverLog.Len() > 0 {
-			fmt.Fprintf(stderr, "the server's standard error:\n%s", tail(serverLog.String()))
+		if log := serverLog.String(); log != "" {
+			fmt.Fprintf(stderr, "the server's standard error:\n%s", tail(log))
 		}
 		return 2
 	}
@@ -112,6 +113,25 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// lockedBuffer is a buffer that the copiers of several processes' stderr
+// may write while it is read.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func client() *mcp.Client {

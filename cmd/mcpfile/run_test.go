@@ -218,3 +218,13 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServerThatExits: a command that is no MCP server cannot be checked:
+// exit 2, with its standard error.
+func TestServerThatExits(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"conform", "--", "sh", "-c", "echo no MCP here >&2; exit 3"}, nil, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "could not be checked") || !strings.Contains(stderr.String(), "no MCP here") {
+		t.Errorf("exit %d, stderr %q; want 2, could not be checked, and the server's stderr", code, stderr.String())
+	}
+}
