@@ -356,3 +356,30 @@ func TestMustFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestBigNeedsFlag: a maxSize over 64 MiB is not sent without Big: its
+// checks skip and say how to run them.
+func TestBigNeedsFlag(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object","properties":{"f":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain","application/pdf"],"maxSize":104857600}}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ F string }
+			json.Unmarshal(req.Params.Arguments, &args)
+			if msg, _, _ := (breaks{}).check("docs", args.F); msg != "" && !strings.Contains(msg, "maxSize") {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Argument 'f' " + msg}}}, nil
+			}
+			return &mcp.CallToolResult{}, nil
+		})
+	rep, err := Run(t.Context(), Options{Connect: connector(s), Versions: []string{"2025-11-25"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		if strings.HasSuffix(c.ID, ".maxsize") && (c.Status != "skip" || !strings.Contains(c.Detail, "run with -big")) {
+			t.Errorf("%s = %s %q, want a skip that names -big", c.ID, c.Status, c.Detail)
+		}
+	}
+	if f := failed(rep); len(f) != 0 {
+		t.Errorf("failed %q", f)
+	}
+}
