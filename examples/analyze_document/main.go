@@ -29,7 +29,7 @@
 // under the system's temporary directory. s3://BUCKET is not linked into
 // this command; see the package doc of runtime/transfer/store/s3store.
 //
-// MCPFILE_TRANSFER_KEY is the key that signs upload tokens and file URIs,
+// MCPFILE_TRANSFER_KEY is the key that seals upload tokens and file URIs,
 // 64 hex characters (32 bytes), or several separated by commas to rotate
 // them: the first signs, all verify (token.KeyringFromEnv has the format).
 // Every replica serving the same clients needs the same keys. Without it

@@ -89,11 +89,11 @@
 //
 // With auth (the SDK's auth token info on the request), a file belongs to
 // the principal that authorized it: its URI is signed for that principal,
-// and no other may use it. Without auth, the signed, unguessable file URI
+// and no other may use it. Without auth, the sealed, unguessable file URI
 // is itself the capability, as SEP-2631 calls its descriptors bearer-style
 // capabilities: any session, on any replica holding the keys and the store,
 // that has the URI may use the file until it expires. The upload endpoint
-// likewise takes the signed token as the capability, and, when it is
+// likewise takes the sealed token as the capability, and, when it is
 // mounted behind the server's auth, also refuses a token issued to another
 // principal than the request's.
 //

@@ -70,7 +70,7 @@ type Options struct {
 	// PublicURL + "page/<token>", opened in the person's browser (see
 	// transfer.Options.PublicURL).
 	PublicURL string
-	// Keys sign upload tokens and file URIs. Nil means a random key: uploads
+	// Keys seal upload tokens and file URIs. Nil means a random key: uploads
 	// then work with this process only, and its file URIs stop verifying
 	// when it ends.
 	Keys *token.Keyring
