@@ -19,7 +19,7 @@ import (
 // a file.
 var (
 	refuseMethod       = &refusal{ReasonMethodNotAllowed, http.StatusMethodNotAllowed, "method not allowed"}
-	refuseNoToken      = &refusal{ReasonNoToken, http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)"}
+	refuseNoToken      = &refusal{ReasonNoToken, http.StatusUnauthorized, "no token (want an Mcp-Upload-Token: <upload token> header, or Authorization: Bearer <upload token>)"}
 	refuseBodyType     = &refusal{ReasonUnsupportedBody, http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)"}
 	refuseMalformed    = &refusal{ReasonMalformed, http.StatusBadRequest, "malformed request"}
 	refuseExpired      = &refusal{ReasonExpired, http.StatusForbidden, "token expired"}
