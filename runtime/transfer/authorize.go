@@ -224,7 +224,7 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 		// Straight from the backend, with the endpoint's Content-Type and
 		// Content-Disposition (a backend cannot be told to send its other
 		// headers, nosniff and the sandboxing CSP).
-		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
+		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), store.ContentDisposition(m.Name), expires)
 		if err != nil {
 			return nil, c.internal(ctx, MethodAuthorizeDownload, "presign", err)
 		}

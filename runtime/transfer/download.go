@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
@@ -84,7 +83,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 	}
 	// Whatever the file is, the browser saves it and runs nothing in it.
 	h.Set("Content-Type", downloadType(m.MediaType))
-	h.Set("Content-Disposition", contentDisposition(m.Name))
+	h.Set("Content-Disposition", store.ContentDisposition(m.Name))
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("ETag", etag)
 	http.ServeContent(w, r, "", time.Time{}, rd)
@@ -181,47 +180,4 @@ func downloadType(mt string) string {
 		return mime.FormatMediaType(t, params)
 	}
 	return "application/octet-stream"
-}
-
-// contentDisposition is "attachment" with the file name: an ASCII
-// fallback in filename, where every character outside printable ASCII,
-// the quote, the backslash, the slash and '%' (which some clients decode
-// there, RFC 6266 appendix D) become '_', and the name itself in filename*
-// (RFC 6266, RFC 8187). Names are sanitized when stored, so they hold no
-// path separators or control characters; this holds even if one did.
-func contentDisposition(name string) string {
-	if name == "" || !utf8.ValidString(name) {
-		return "attachment"
-	}
-	var ascii strings.Builder
-	for _, r := range name {
-		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '/' || r == '%' {
-			ascii.WriteByte('_')
-		} else {
-			ascii.WriteRune(r)
-		}
-	}
-	v := `attachment; filename="` + ascii.String() + `"`
-	if ascii.String() != name {
-		v += "; filename*=UTF-8''" + extValue(name)
-	}
-	return v
-}
-
-// extValue percent-encodes s as an RFC 8187 ext-value's value: every byte
-// but attr-char.
-func extValue(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
 }

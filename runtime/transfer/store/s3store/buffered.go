@@ -133,6 +133,8 @@ func (w *bufferedWriter) sendPart() error {
 			Metadata: md,
 			// Each part carries its SHA-256, which S3 checks.
 			ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
+			// As putInput's.
+			ContentDisposition: aws.String(store.ContentDisposition(w.meta.Name)),
 		}
 		if w.meta.MediaType != "" {
 			in.ContentType = aws.String(w.meta.MediaType)

@@ -8,9 +8,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
@@ -243,3 +247,74 @@ func TestPresignErrors(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// TestPresignDownloadHeaders: a presigned GET signs no Content-Type or
+// Content-Disposition of the file's (they would sit in its URL): S3 serves
+// those kept with the object. An object that holds others, as one stored
+// before the store kept them, is served as application/octet-stream and a
+// bare attachment, which name nothing either.
+func TestPresignDownloadHeaders(t *testing.T) {
+	gw := server(t, "http")
+	s := newStore(t, gw, s3store.Options{})
+	ctx := t.Context()
+	body := []byte("a,b\n1,2\n")
+	m := presignMeta(body, true)
+	w, err := s.Create(ctx, "kept", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(body)
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	disposition := store.ContentDisposition(m.Name)
+	get := func(id string) (string, http.Header) {
+		t.Helper()
+		sr, err := s.PresignDownload(ctx, id, m.MediaType, disposition, time.Now().Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(sr.Method, sr.URL, nil)
+		resp, err := gw.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !bytes.Equal(b, body) {
+			t.Fatalf("GET %s: %d %q", id, resp.StatusCode, b)
+		}
+		return sr.URL, resp.Header
+	}
+	u, h := get("kept")
+	if strings.Contains(strings.ToLower(u), "response-content-") {
+		t.Errorf("URL %s: want no response-content-type or -disposition", u)
+	}
+	if h.Get("Content-Type") != m.MediaType || h.Get("Content-Disposition") != disposition {
+		t.Errorf("served with Content-Type %q, Content-Disposition %q; want %q, %q", h.Get("Content-Type"), h.Get("Content-Disposition"), m.MediaType, disposition)
+	}
+
+	// An object put without them, behind the store's back.
+	client := gw.client(nil)
+	key := strings.TrimSuffix(s3Key(t, u), "kept") + "bare"
+	md := map[string]string{"mcpfile-name": "x.csv", "mcpfile-media-type": "text%2Fcsv"}
+	if _, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body), Metadata: md}); err != nil {
+		t.Fatal(err)
+	}
+	u, h = get("bare")
+	if strings.Contains(u, "x.csv") || strings.Contains(strings.ToLower(u), "text%2fcsv") {
+		t.Errorf("URL %s: want no file name or type", u)
+	}
+	if h.Get("Content-Type") != "application/octet-stream" || h.Get("Content-Disposition") != "attachment" {
+		t.Errorf("an object without them served with Content-Type %q, Content-Disposition %q; want application/octet-stream, attachment", h.Get("Content-Type"), h.Get("Content-Disposition"))
+	}
+}
+
+// s3Key is the key in the path of the presigned URL u.
+func s3Key(t *testing.T, u string) string {
+	t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(pu.Path, "/"+bucket+"/")
+}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -70,12 +69,7 @@ func TestReplacedObjectRefused(t *testing.T) {
 			t.Fatalf("%s: before the replacement: %q", tt.name, got)
 		}
 
-		// The key is the presigned URL's path after the bucket.
-		pu, err := url.Parse(u.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key := strings.TrimPrefix(pu.Path, "/"+bucket+"/")
+		key := s3Key(t, u.URL)
 		head, err := client.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 		if err != nil {
 			t.Fatal(err)

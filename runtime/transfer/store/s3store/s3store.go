@@ -35,7 +35,9 @@
 //
 // The object of ID id is the key [Options.Prefix]+id. Its [store.Meta] is
 // the object's length, Content-Type (the media type, also kept in the
-// metadata so that an empty one reads back empty), its SHA-256 checksum
+// metadata so that an empty one reads back empty), Content-Disposition
+// (attachment with the name, [store.ContentDisposition], so that a
+// presigned download need not carry either in its URL), its SHA-256 checksum
 // (x-amz-checksum-sha256), and user metadata: x-amz-meta-mcpfile-name,
 // -owner and -media-type (percent-encoded), -expires (RFC 3339) and, when
 // the store checked the bytes itself, -sha256. S3 limits user metadata to
@@ -322,6 +324,7 @@ func (s *Store) putInput(id string, m store.Meta, checked bool) (*s3.PutObjectIn
 	if m.MediaType != "" {
 		in.ContentType = aws.String(m.MediaType)
 	}
+	in.ContentDisposition = aws.String(store.ContentDisposition(m.Name))
 	sum := m.SHA256
 	if sum == ([32]byte{}) && m.Size == 0 {
 		sum = sha256.Sum256(nil)
@@ -384,6 +387,9 @@ func validHeaderValue(v string) bool {
 type object struct {
 	meta store.Meta
 	etag string
+	// contentType and disposition are the Content-Type and
+	// Content-Disposition S3 serves the object with.
+	contentType, disposition string
 	// hasSHA256 reports whether meta.SHA256 is set: S3 or the store
 	// recorded the digest.
 	hasSHA256 bool
@@ -407,7 +413,7 @@ func (s *Store) head(ctx context.Context, id string, checksum bool) (object, err
 	if err != nil {
 		return object{}, fmt.Errorf("s3store: head %q: %w", id, err)
 	}
-	o := object{etag: aws.ToString(out.ETag)}
+	o := object{etag: aws.ToString(out.ETag), contentType: aws.ToString(out.ContentType), disposition: aws.ToString(out.ContentDisposition)}
 	o.meta.Size = aws.ToInt64(out.ContentLength)
 	corrupt := func(what string, err error) (object, error) {
 		return object{}, fmt.Errorf("s3store: object %q has a bad %s: %v", id, what, err)
