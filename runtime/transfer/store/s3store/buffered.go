@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"net/http"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -291,14 +290,7 @@ func (w *bufferedWriter) put(sum [32]byte) error {
 func (w *bufferedWriter) tag(sum [32]byte, etag string) error {
 	s := w.s
 	key := aws.String(s.key(w.id))
-	_, err := s.client.PutObjectTagging(w.ctx, &s3.PutObjectTaggingInput{
-		Bucket: &s.bucket,
-		Key:    key,
-		Tagging: &types.Tagging{TagSet: []types.Tag{
-			{Key: aws.String(tagSHA256), Value: aws.String(hex.EncodeToString(sum[:]))},
-			{Key: aws.String(tagETag), Value: aws.String(strings.Trim(etag, `"`))},
-		}},
-	})
+	err := s.tagSHA256(w.ctx, w.id, sum, etag)
 	if err == nil {
 		return nil
 	}

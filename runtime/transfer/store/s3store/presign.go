@@ -30,7 +30,8 @@ const MaxPresignExpiry = 7 * 24 * time.Hour
 // (x-amz-checksum-sha256: S3 refuses a body with another digest, with
 // 400 BadDigest). A request that changes a signed header fails with 403,
 // as does one sent after expires. Without a declared digest S3 records
-// none, and [Store.Stat] reads the object to compute it.
+// none, and the first [Store.Stat] reads the object to compute it (and
+// records it in the object's tags for the next).
 //
 // PresignUpload makes no request: the object is not checked for, and the
 // ID is taken only when the client's PUT succeeds. The size must be known:

@@ -215,6 +215,60 @@ func TestPresignUndeclared(t *testing.T) {
 	}
 }
 
+// TestStatReadsOnce: an object whose SHA-256 S3 does not keep (a presigned
+// upload without a declared digest) is read whole by the first Stat only;
+// later ones read the digest from the tags it left, and once the object is
+// replaced, those tags, of another ETag, do not count.
+func TestStatReadsOnce(t *testing.T) {
+	gw := server(t, "http")
+	ctx := context.Background()
+	var rec ops
+	s := newStore(t, gw, s3store.Options{Client: gw.client(rec.record)})
+	body := []byte("declared nothing, read once")
+	sr, err := s.PresignUpload(ctx, "once", presignMeta(body, false), time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := send(t, gw, sr, body, nil); code != http.StatusOK {
+		t.Fatalf("PUT = %d %s, want 200", code, msg)
+	}
+	stat := func(want [32]byte) []string {
+		t.Helper()
+		rec.take()
+		if m, err := s.Stat(ctx, "once"); err != nil || m.SHA256 != want {
+			t.Fatalf("Stat = %+v, %v, want the digest of the bytes stored", m, err)
+		}
+		return rec.take()
+	}
+	gets := func(ops []string) int {
+		n := 0
+		for _, op := range ops {
+			if op == "GetObject" {
+				n++
+			}
+		}
+		return n
+	}
+	if got := stat(sha256.Sum256(body)); gets(got) == 0 {
+		t.Errorf("first Stat: %q, want a read of the object", got)
+	}
+	for range 2 {
+		if got := stat(sha256.Sum256(body)); gets(got) != 0 {
+			t.Errorf("a later Stat: %q, want no read of the object", got)
+		}
+	}
+
+	// Replaced behind the store's back, with the tags of the first.
+	other := bytes.ToUpper(body)
+	_, err = gw.client(nil).PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(s3Key(t, sr.URL)), Body: bytes.NewReader(other), Metadata: map[string]string{"mcpfile-owner": "user%3A42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stat(sha256.Sum256(other)); gets(got) == 0 {
+		t.Errorf("Stat of the replacement: %q, want a read of the object", got)
+	}
+}
+
 func TestPresignErrors(t *testing.T) {
 	gw := server(t, "http")
 	ctx := context.Background()

@@ -69,8 +69,10 @@
 //
 // Trailing checksums need TLS (the AWS SDK sends them only over https).
 // Over a plain http endpoint an object whose digest is not declared is
-// stored without one, and [Store.Stat] computes its SHA-256 by reading the
-// whole object, each time it is asked: declare the digest, or use https.
+// stored without one, and the first [Store.Stat] computes its SHA-256 by
+// reading the whole object, then records it in the object's tags (as for
+// an object of unknown size, below), where later ones read it: declare the
+// digest, or use https.
 //
 // [Store.PresignUpload] signs the same PutObject request for a client to
 // send itself: the length, Content-Type, the metadata, If-None-Match and,
@@ -488,6 +490,21 @@ func (s *Store) taggedSHA256(ctx context.Context, id string, o *object) error {
 	return nil
 }
 
+// tagSHA256 records sum, the SHA-256 of the object id whose ETag is etag,
+// in the object's tags tagSHA256 and tagETag, which [Store.taggedSHA256]
+// reads back only while the object has that ETag.
+func (s *Store) tagSHA256(ctx context.Context, id string, sum [32]byte, etag string) error {
+	_, err := s.client.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{
+		Bucket: &s.bucket,
+		Key:    aws.String(s.key(id)),
+		Tagging: &types.Tagging{TagSet: []types.Tag{
+			{Key: aws.String(tagSHA256), Value: aws.String(hex.EncodeToString(sum[:]))},
+			{Key: aws.String(tagETag), Value: aws.String(strings.Trim(etag, `"`))},
+		}},
+	})
+	return err
+}
+
 // status returns the HTTP status of an S3 error, 0 if there was none.
 func status(err error) int {
 	var re *awshttp.ResponseError
@@ -498,9 +515,13 @@ func status(err error) int {
 }
 
 // Stat implements [store.Store.Stat], with one HEAD request, and a GET of
-// the tags of a multipart object whose SHA-256 they hold. An object whose
-// SHA-256 is recorded nowhere (see the package doc) is read whole to
-// compute it.
+// the tags of an object whose SHA-256 S3 does not keep: a multipart
+// object's, or one whose digest was neither declared nor sent (a presigned
+// upload without a declared digest, a PUT over plain http). An object
+// whose SHA-256 is recorded nowhere is read whole to compute it, once: the
+// digest then goes in its tags, with its ETag, so that the next Stat of
+// the same object reads it from there (if the tags cannot be written, for
+// want of s3:PutObjectTagging, every Stat reads the object whole).
 func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 	if err := check(ctx, id); err != nil {
 		return store.Meta{}, err
@@ -512,10 +533,16 @@ func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 	if o.meta.Expired(s.now()) {
 		return store.Meta{}, store.ErrNotFound
 	}
-	if o.tagged {
-		if err := s.taggedSHA256(ctx, id, &o); err != nil {
+	if !o.hasSHA256 {
+		err := s.taggedSHA256(ctx, id, &o)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return store.Meta{}, err
+		case err != nil && o.tagged:
 			return store.Meta{}, err
 		}
+		// An object not marked tagged may have no tags to read (err), and
+		// is read whole below, as it would be without them.
 	}
 	if !o.hasSHA256 {
 		r := s.reader(ctx, id, o)
@@ -525,6 +552,8 @@ func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 			return store.Meta{}, err
 		}
 		h.Sum(o.meta.SHA256[:0])
+		// Best effort: without the tags the next Stat reads it whole again.
+		_ = s.tagSHA256(ctx, id, o.meta.SHA256, o.etag)
 	}
 	return o.meta, nil
 }
