@@ -29,7 +29,8 @@
 // s3:ListBucket on the bucket (without s3:ListBucket, S3 answers 403 for a
 // missing object, which the store cannot tell from a refusal); and, for
 // objects of unknown size, s3:AbortMultipartUpload, s3:PutObjectTagging and
-// s3:GetObjectTagging.
+// s3:GetObjectTagging (the tagging permissions also spare a second read of
+// an object whose SHA-256 S3 does not keep; see [Store.Stat]).
 //
 // # Objects
 //
