@@ -102,7 +102,9 @@ func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, 
 // its SHA-256 when it was known (declared, or of an output). What is
 // compared is the store's Meta, which it knows without reading the bytes:
 // S3 the object's length and the SHA-256 checksum it keeps (a HEAD with
-// checksum mode), diskstore and memstore what they recorded at commit. A
+// checksum mode; where it keeps none, what the store recorded in the
+// object's metadata or tags), diskstore and memstore what they recorded at
+// commit. A
 // URI of an upload page knows neither, and a URI whose digest was not
 // declared knows only the size; for those the store's record is all
 // there is.
