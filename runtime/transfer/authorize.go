@@ -90,7 +90,7 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	now := c.Now()
 	authExpires := now.Add(c.AuthorizationTTL).Truncate(time.Second) // as the token keeps it, and as expiresAt says
 	id := token.NewFileID()
-	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: authExpires.Add(c.FileTTL)})
+	uri, err := c.Keys.FileURI(sized(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: authExpires.Add(c.FileTTL)}, size, sum))
 	if err != nil {
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "file URI", err)
 	}
@@ -224,7 +224,7 @@ func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p 
 		// Straight from the backend, with the endpoint's Content-Type and
 		// Content-Disposition (a backend cannot be told to send its other
 		// headers, nosniff and the sandboxing CSP).
-		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), contentDisposition(m.Name), expires)
+		sr, err := ps.PresignDownload(ctx, ref.FileID, downloadType(m.MediaType), store.ContentDisposition(m.Name), expires)
 		if err != nil {
 			return nil, c.internal(ctx, MethodAuthorizeDownload, "presign", err)
 		}
@@ -252,6 +252,7 @@ var downloadWording = uriWording{
 	uriForeign:    "files/authorizeDownload: the uri was issued by another server",
 	uriMissing:    "files/authorizeDownload: the uri names no file: it was never uploaded, was deleted, or has expired",
 	uriOtherOwner: "files/authorizeDownload: the uri was not issued to this caller",
+	uriReplaced:   "files/authorizeDownload: the file stored under the uri is not the one it was issued for (its size or SHA-256 differs: it was replaced in the store)",
 }
 
 // lookupRPC is the JSON-RPC error of files/authorizeDownload for le.

@@ -49,9 +49,11 @@
 //     visible only when complete and valid.
 //  3. The client sends the file URI in tools/call (or in an elicitation
 //     answer). The runtime checks the URI's signature for the caller, its
-//     expiry and host, then the stored file's media type, size and first
-//     bytes against that argument's x-mcp-file, with the same checks and
-//     error texts as for a data: URI.
+//     expiry and host, that the stored file has the size and SHA-256 the
+//     URI says were authorized (a file replaced in the store is refused),
+//     then the stored file's media type, size and first bytes against that
+//     argument's x-mcp-file, with the same checks and error texts as for a
+//     data: URI.
 //
 // # Files out
 //

@@ -4,11 +4,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
@@ -26,7 +27,8 @@ import (
 //	404  notFound           the file is gone (deleted, expired) or is not the one
 //	                        the token was issued for
 //	405  methodNotAllowed   another method than GET or HEAD
-//	416                     a range outside the file (http.ServeContent's answer)
+//	416  rangeNotSatisfiable a Range that asks for no byte of the file, or is
+//	                        not a range (see downloadRange)
 //	500  internal           the store failed (logged)
 //
 // A refusal has the JSON body {"error": text, "reason": code}, as the
@@ -70,17 +72,105 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 		return
 	}
 	defer rd.Close()
+	etag := `"sha256-` + base64.RawURLEncoding.EncodeToString(m.SHA256[:]) + `"`
+	switch downloadRange(r.Header, etag, m.Size) {
+	case rangeWhole:
+		r.Header.Del("Range")
+	case rangeNotSatisfiable:
+		h.Set("Content-Range", "bytes */"+strconv.FormatInt(m.Size, 10))
+		refuseRange.write(w)
+		return
+	}
 	// Whatever the file is, the browser saves it and runs nothing in it.
 	h.Set("Content-Type", downloadType(m.MediaType))
-	h.Set("Content-Disposition", contentDisposition(m.Name))
+	h.Set("Content-Disposition", store.ContentDisposition(m.Name))
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("ETag", `"sha256-`+base64.RawURLEncoding.EncodeToString(m.SHA256[:])+`"`)
-	if strings.Contains(r.Header.Get("Range"), ",") || len(r.Header.Values("Range")) > 1 {
-		// One range at a time: a request for several, which can overlap and
-		// cost a part header each, gets the whole file, as RFC 9110 allows.
-		r.Header.Del("Range")
-	}
+	h.Set("ETag", etag)
 	http.ServeContent(w, r, "", time.Time{}, rd)
+}
+
+// What a download does with the request's Range.
+const (
+	rangeOne            = iota // serve the one range asked for (http.ServeContent)
+	rangeWhole                 // serve the whole file: ignore the Range
+	rangeNotSatisfiable        // refuse with 416: no byte of the file is asked for
+)
+
+// downloadRange decides what a download of size bytes with ETag etag does
+// with the Range of request header h (RFC 9110 §14). http.ServeContent is
+// left only the one range that overlaps the file, as it answers some
+// ranges that select nothing (bytes=-0) with an empty 206.
+//
+//   - No Range, one whose If-Range is not etag, or of another unit than
+//     bytes: the whole file.
+//   - A range-spec that is not one (bytes=5-4, bytes=-, bytes=a-b), or
+//     none that overlaps the file (bytes=2500- of 2500 bytes, bytes=-0):
+//     416.
+//   - Several ranges (in one header or several), of which one overlaps:
+//     the whole file, as RFC 9110 allows; they can overlap and cost a part
+//     header each.
+//   - One range that overlaps the file: that range. An empty file has
+//     none; a suffix range of it, which RFC 9110 counts as satisfiable,
+//     gets the (empty) whole file.
+func downloadRange(h http.Header, etag string, size int64) int {
+	specs := h.Values("Range")
+	if len(specs) == 0 {
+		return rangeWhole
+	}
+	if ir := h.Get("If-Range"); ir != "" && ir != etag {
+		return rangeWhole
+	}
+	set := strings.Join(specs, ",")
+	unit, set, ok := strings.Cut(set, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+		return rangeWhole
+	}
+	n, overlaps := 0, false
+	for spec := range strings.SplitSeq(set, ",") {
+		spec = strings.TrimSpace(spec)
+		if spec == "" {
+			continue // RFC 9110's #rule allows empty list elements
+		}
+		n++
+		first, last, ok := strings.Cut(spec, "-")
+		if !ok || !digits(last) && last != "" || !digits(first) && first != "" || first == "" && last == "" {
+			return rangeNotSatisfiable
+		}
+		switch {
+		case first == "": // suffix: the last n bytes, some if n > 0
+			overlaps = overlaps || strings.TrimLeft(last, "0") != ""
+		case last != "" && position(last) < position(first):
+			return rangeNotSatisfiable
+		default:
+			overlaps = overlaps || position(first) < size
+		}
+	}
+	switch {
+	case n == 0 || !overlaps:
+		return rangeNotSatisfiable
+	case n > 1 || size == 0:
+		return rangeWhole
+	}
+	return rangeOne
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// position is the value of the digits s, or math.MaxInt64 past it.
+func position(s string) int64 {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return math.MaxInt64
+	}
+	return v
 }
 
 // downloadType is the Content-Type a download is served with: the stored
@@ -90,47 +180,4 @@ func downloadType(mt string) string {
 		return mime.FormatMediaType(t, params)
 	}
 	return "application/octet-stream"
-}
-
-// contentDisposition is "attachment" with the file name: an ASCII
-// fallback in filename, where every character outside printable ASCII,
-// the quote, the backslash, the slash and '%' (which some clients decode
-// there, RFC 6266 appendix D) become '_', and the name itself in filename*
-// (RFC 6266, RFC 8187). Names are sanitized when stored, so they hold no
-// path separators or control characters; this holds even if one did.
-func contentDisposition(name string) string {
-	if name == "" || !utf8.ValidString(name) {
-		return "attachment"
-	}
-	var ascii strings.Builder
-	for _, r := range name {
-		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '/' || r == '%' {
-			ascii.WriteByte('_')
-		} else {
-			ascii.WriteRune(r)
-		}
-	}
-	v := `attachment; filename="` + ascii.String() + `"`
-	if ascii.String() != name {
-		v += "; filename*=UTF-8''" + extValue(name)
-	}
-	return v
-}
-
-// extValue percent-encodes s as an RFC 8187 ext-value's value: every byte
-// but attr-char.
-func extValue(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
 }

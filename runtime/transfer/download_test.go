@@ -412,3 +412,61 @@ func TestDownloadExpiresAtTruncated(t *testing.T) {
 		t.Errorf("GET 100ms before the descriptor's expiresAt %s: %d %s, want 200", d.Download.ExpiresAt.Format(time.RFC3339Nano), w.Code, w.Body)
 	}
 }
+
+// TestDownloadRanges: a Range that asks for no byte of the file, or is no
+// range, is refused with 416 and the file's length; one that overlaps it
+// gets its bytes; several get the whole file.
+func TestDownloadRanges(t *testing.T) {
+	s := newAuthSite(t)
+	alice, aliceMCP := s.client(t, "alice")
+	text := strings.Repeat("0123456789", 250) // 2500 bytes
+	res := mcptest.Call(t, aliceMCP, "export", map[string]any{"text": text, "name": "digits.txt"})
+	var out struct {
+		Report transfer.FileValue `json:"report"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil || res.IsError {
+		t.Fatalf("export: %s (%v)", b, err)
+	}
+	d, err := authorizeDownload(t.Context(), aliceMCP, out.Report.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		rng, ifRange string
+		code         int
+		body         string // of a 200 or 206
+	}{
+		{rng: "bytes=-0", code: 416},
+		{rng: "bytes=5-4", code: 416},
+		{rng: "bytes=-", code: 416},
+		{rng: "bytes=a-b", code: 416},
+		{rng: "bytes=", code: 416},
+		{rng: "bytes=2500-", code: 416},
+		{rng: "bytes=2500-2600", code: 416},
+		{rng: "bytes=99999999999999999999-", code: 416},
+		{rng: "bytes=2500-,3000-3100,-0", code: 416},
+		{rng: "bytes=0-1,5-4", code: 416},
+		{rng: "bytes=-10", code: 206, body: text[2490:]},
+		{rng: "bytes=2499-", code: 206, body: text[2499:]},
+		{rng: "bytes=10-19", code: 206, body: text[10:20]},
+		{rng: "bytes=2490-99999", code: 206, body: text[2490:]},
+		{rng: "bytes=2500-,0-1", code: 200, body: text},
+		{rng: "items=0-1", code: 200, body: text},
+		{rng: "bytes=-0", ifRange: `"sha256-other"`, code: 200, body: text},
+	} {
+		hdr := map[string]string{"Range": tt.rng}
+		if tt.ifRange != "" {
+			hdr["If-Range"] = tt.ifRange
+		}
+		code, h, body := get(t, alice, "GET", d.Download.URL, hdr)
+		switch {
+		case code != tt.code:
+			t.Errorf("Range %q (If-Range %q): %d %q, want %d", tt.rng, tt.ifRange, code, h.Get("Content-Range"), tt.code)
+		case code == 416 && (h.Get("Content-Range") != "bytes */2500" || reasonOf(body) != transfer.ReasonRangeNotSatisfiable):
+			t.Errorf("Range %q: 416 with Content-Range %q and %s, want bytes */2500 and reason %s", tt.rng, h.Get("Content-Range"), body, transfer.ReasonRangeNotSatisfiable)
+		case code != 416 && string(body) != tt.body:
+			t.Errorf("Range %q: %d with %d bytes, want %d", tt.rng, code, len(body), len(tt.body))
+		}
+	}
+}

@@ -22,6 +22,7 @@ const (
 	uriForeign                       // signed by these keys for another host
 	uriMissing                       // no file is stored under it (never uploaded, deleted, expired)
 	uriOtherOwner                    // the stored file belongs to another principal
+	uriReplaced                      // the stored file has another size or SHA-256 than was authorized
 	uriStoreFailed                   // the store failed (lookupError.err); the server's own failure
 	uriProblems                      // how many there are
 )
@@ -39,6 +40,7 @@ var reasons = [uriProblems]string{
 	uriForeign:    ReasonUnauthorized,
 	uriMissing:    ReasonNotFound,
 	uriOtherOwner: ReasonUnauthorized,
+	uriReplaced:   ReasonDigestMismatch,
 }
 
 // A lookupError is why a file URI names no file the caller may have.
@@ -71,7 +73,8 @@ func (c *config) checkFileURI(uri, owner string) (token.FileRef, *lookupError) {
 }
 
 // lookup checks uri for owner (checkFileURI) and returns what it names
-// and the stored file's metadata, which must be the owner's.
+// and the stored file's metadata, which must be the owner's, and of the
+// size and SHA-256 the URI says were authorized (see authorized).
 func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, store.Meta, *lookupError) {
 	ref, le := c.checkFileURI(uri, owner)
 	if le != nil {
@@ -85,6 +88,38 @@ func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, 
 		return ref, store.Meta{}, &lookupError{problem: uriStoreFailed, err: err}
 	case m.Owner != ref.Owner:
 		return ref, store.Meta{}, &lookupError{problem: uriOtherOwner}
+	case !authorized(ref, m):
+		c.ErrorLog.Printf("transfer: file %s: the store holds %d bytes of another size or SHA-256 than were authorized under its file URI: it was replaced behind the server's back", ref.FileID, m.Size)
+		return ref, store.Meta{}, &lookupError{problem: uriReplaced}
 	}
 	return ref, m, nil
+}
+
+// authorized reports whether the stored file m is what the file URI of
+// ref was issued for. What was authorized lives in the URI itself, sealed
+// by the server's keys, so no write to the store can change it: the size
+// of an upload (declared to files/authorizeUpload) or of an output, and
+// its SHA-256 when it was known (declared, or of an output). What is
+// compared is the store's Meta, which it knows without reading the bytes:
+// S3 the object's length and the SHA-256 checksum it keeps (a HEAD with
+// checksum mode; where it keeps none, what the store recorded in the
+// object's metadata or tags), diskstore and memstore what they recorded at
+// commit. A
+// URI of an upload page knows neither, and a URI whose digest was not
+// declared knows only the size; for those the store's record is all
+// there is.
+func authorized(ref token.FileRef, m store.Meta) bool {
+	if ref.Sized && m.Size != ref.Size {
+		return false
+	}
+	var none [token.SHA256PrefixLen]byte
+	return ref.SHA256Prefix == none || [token.SHA256PrefixLen]byte(m.SHA256[:token.SHA256PrefixLen]) == ref.SHA256Prefix
+}
+
+// sized is ref, saying that size bytes, and when sum is not nil the
+// SHA-256 sum, were authorized for its file.
+func sized(ref token.FileRef, size int64, sum []byte) token.FileRef {
+	ref.Sized, ref.Size = true, size
+	copy(ref.SHA256Prefix[:], sum)
+	return ref
 }

@@ -91,7 +91,7 @@ func Save(ctx context.Context, out Output) (FileValue, error) {
 	if err != nil {
 		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
 	}
-	uri, err := c.Keys.FileURI(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: expires})
+	uri, err := c.Keys.FileURI(sized(token.FileRef{Host: c.Host, FileID: id, Owner: owner, Expires: expires}, m.Size, m.SHA256[:]))
 	if err != nil {
 		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
 	}

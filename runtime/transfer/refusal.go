@@ -19,7 +19,7 @@ import (
 // a file.
 var (
 	refuseMethod       = &refusal{ReasonMethodNotAllowed, http.StatusMethodNotAllowed, "method not allowed"}
-	refuseNoToken      = &refusal{ReasonNoToken, http.StatusUnauthorized, "no token (want Authorization: Bearer <upload token>)"}
+	refuseNoToken      = &refusal{ReasonNoToken, http.StatusUnauthorized, "no token (want an Mcp-Upload-Token: <upload token> header, or Authorization: Bearer <upload token>)"}
 	refuseBodyType     = &refusal{ReasonUnsupportedBody, http.StatusUnsupportedMediaType, "POST wants a multipart/form-data body (or PUT the bytes)"}
 	refuseMalformed    = &refusal{ReasonMalformed, http.StatusBadRequest, "malformed request"}
 	refuseExpired      = &refusal{ReasonExpired, http.StatusForbidden, "token expired"}
@@ -33,6 +33,7 @@ var (
 	refuseNotAccepted  = &refusal{ReasonMimeTypeNotAccepted, http.StatusUnsupportedMediaType, "media type not accepted"}
 	refuseDigest       = &refusal{ReasonDigestMismatch, http.StatusUnprocessableEntity, "digest mismatch"}
 	refuseNotFound     = &refusal{ReasonNotFound, http.StatusNotFound, "the file is gone"}
+	refuseRange        = &refusal{ReasonRangeNotSatisfiable, http.StatusRequestedRangeNotSatisfiable, "the Range asks for no byte of the file (want bytes=first-last, bytes=first- or bytes=-n, with n above 0, that overlaps it)"}
 	refusePageClosed   = &refusal{ReasonPageClosed, http.StatusGone, pageGone}
 	refuseCrossSite    = &refusal{ReasonCrossSite, http.StatusForbidden, "This form was sent from another site. Use the upload page the application gave you."}
 	refuseNoFile       = &refusal{ReasonNoFile, http.StatusBadRequest, "No file was chosen. Choose a file, then send it."}

@@ -35,6 +35,7 @@ var resolveWording = uriWording{
 	uriForeign:    "it was issued by another server",
 	uriMissing:    "no upload has completed under it (the upload is missing, was refused, or has expired)",
 	uriOtherOwner: "this server did not issue it to this caller",
+	uriReplaced:   "the file stored under it is not the one it was issued for (its size or SHA-256 differs: it was replaced in the store); upload the file again",
 }
 
 // Resolve checks uri for the caller, finds its file in the store and
@@ -96,14 +97,21 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	if len(params) == 0 {
 		params = nil
 	}
-	st, id := c.Store, ref.FileID
+	st, id, size := c.Store, ref.FileID, m.Size
 	return hook.Resolved{
 		MediaType: mt,
 		Params:    params,
 		Name:      runtime.SanitizeName(m.Name),
 		Size:      m.Size,
 		Open: func() (hook.Reader, error) {
-			return st.Open(context.Background(), id)
+			rd, err := st.Open(context.Background(), id)
+			if err == nil && rd.Size() != size {
+				// Replaced since it was checked: not the file the handler was given.
+				got := rd.Size()
+				rd.Close()
+				return nil, fmt.Errorf("argument '%s': the stored file changed after it was checked (%d bytes, want %d)", arg, got, size)
+			}
+			return rd, err
 		},
 	}, nil
 }

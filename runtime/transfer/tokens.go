@@ -3,6 +3,7 @@ package transfer
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
@@ -37,4 +38,27 @@ func checkOwner(owner func(*http.Request) (string, bool), r *http.Request, issue
 		return refuseOtherOwner
 	}
 	return nil
+}
+
+// HeaderUploadToken is the header in which a PUT to the upload endpoint
+// carries its upload token: a header of its own, which an auth layer in
+// front of the endpoint leaves alone while it takes Authorization for the
+// user's bearer. A PUT without it may still carry the token as
+// "Authorization: Bearer <token>", as clients built before it do.
+const HeaderUploadToken = "Mcp-Upload-Token"
+
+// putToken returns the upload token of a PUT: its Mcp-Upload-Token
+// header when it has one (its Authorization then belongs to an auth
+// layer, and is not read), else its Authorization: Bearer.
+func putToken(r *http.Request) (string, *refusal) {
+	switch vals := r.Header.Values(HeaderUploadToken); {
+	case len(vals) == 0:
+		return bearerToken(r)
+	case len(vals) > 1:
+		return "", refuseMalformed.says("more than one " + HeaderUploadToken + " header (want one)")
+	case strings.TrimSpace(vals[0]) == "":
+		return "", refuseNoToken
+	default:
+		return strings.TrimSpace(vals[0]), nil
+	}
 }

@@ -29,6 +29,8 @@ import (
 //     Content-Transfer-Encoding is decoded) and the file part's
 //     Content-Type is ignored: the token declares the media type.
 //   - PUT of the bytes as the request body, with the token in an
+//     Mcp-Upload-Token header ([HeaderUploadToken]), which an auth layer in
+//     front of the endpoint leaves alone, or else in an
 //     "Authorization: Bearer" header. The request's Content-Type is
 //     ignored; a Content-Length other than the declared size is refused
 //     before anything is read.
@@ -46,7 +48,7 @@ import (
 // the file:
 //
 //	405  methodNotAllowed     method other than POST or PUT (with an Allow header)
-//	401  noToken              PUT without a Bearer token (with WWW-Authenticate: Bearer)
+//	401  noToken              PUT without an Mcp-Upload-Token or Bearer token (with WWW-Authenticate: Bearer)
 //	415  unsupportedBody      POST that is not multipart/form-data
 //	400  malformed            malformed multipart body, no token before the file part, no
 //	                          file part, a field or part count over its limit, a token
@@ -116,7 +118,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	var body io.Reader
 	var rf *refusal
 	if r.Method == http.MethodPut {
-		tok, rf = bearerToken(r)
+		tok, rf = putToken(r)
 		body = r.Body
 	} else {
 		var part *multipart.Part

@@ -53,6 +53,7 @@ const (
 	ReasonPageClosed          = wire.ReasonPageClosed
 	ReasonCrossSite           = wire.ReasonCrossSite
 	ReasonNoFile              = wire.ReasonNoFile
+	ReasonRangeNotSatisfiable = wire.ReasonRangeNotSatisfiable
 	ReasonCanceled            = wire.ReasonCanceled
 	ReasonInternal            = wire.ReasonInternal
 )

@@ -171,8 +171,12 @@ type Presigner interface {
 // backend: it signs a GET of the object id, good until expires, whose
 // response the backend serves with the given Content-Type and
 // Content-Disposition (so that a browser saves the file and runs nothing
-// in it). The transfer layer hands the signed request to the client as
-// the download descriptor, in place of its own download endpoint.
+// in it), or, when it cannot, with application/octet-stream and a bare
+// attachment. A signed URL lands in access logs, so it should not carry
+// them: a backend that serves an object with headers kept from when it
+// was stored keeps these ([ContentDisposition] of the name) there. The
+// transfer layer hands the signed request to the client as the download
+// descriptor, in place of its own download endpoint.
 type DownloadPresigner interface {
 	PresignDownload(ctx context.Context, id, contentType, contentDisposition string, expires time.Time) (SignedRequest, error)
 }

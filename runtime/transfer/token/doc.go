@@ -59,9 +59,11 @@
 //	mcp-file://<host>/<key id>.<sealed>
 //
 // where host names the server (lower case, e.g. the host of its public
-// URL) and sealed is base64url of the file's expiry (8 bytes, Unix seconds)
-// and file id (its length, then its characters packed 6 bits each), sealed
-// with the host and owner in the additional data. The owner is bound but
+// URL) and sealed is base64url of the file's expiry (8 bytes, Unix seconds),
+// file id (its length, then its characters packed 6 bits each) and, when
+// they were known as the URI was made, what was authorized of the file's
+// bytes (its size, and the first 16 bytes of its SHA-256), sealed with the
+// host and owner in the additional data. The owner is bound but
 // not written: the resolver passes the caller's principal, and a URI of
 // another owner fails like a forged one, so it neither leaks principal
 // ids into model-visible text nor tells a stranger that the file exists.

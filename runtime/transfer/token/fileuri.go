@@ -14,7 +14,7 @@ import (
 const (
 	MaxHostLen = 253
 	// MaxFileURILen bounds the length of a file URI: the longest host, key
-	// id and file id take 476 bytes.
+	// id and file id take 476 bytes, and 509 with a size and a SHA-256.
 	MaxFileURILen = 512
 )
 
@@ -24,13 +24,27 @@ const (
 )
 
 // A FileRef is what a file URI names: the file FileID on the server Host,
-// usable by Owner until Expires.
+// usable by Owner until Expires, and, when they were known as the URI was
+// made, the size and SHA-256 that were authorized for its bytes, which
+// every read of the file checks the stored bytes against.
 type FileRef struct {
 	Host    string    // the server: 1 to MaxHostLen characters of [a-z0-9.-_:[]]; FileURI lowers its case
 	FileID  string    // 1 to MaxFileIDLen characters of [A-Za-z0-9_-], e.g. from NewFileID
 	Owner   string    // the principal, "" without auth; bound into the URI but not written in it
 	Expires time.Time // kept to the second (truncated); after 1970
+	// Sized reports whether Size is the file's authorized length in bytes
+	// (0 or more); a URI made before the size is known has none.
+	Sized bool
+	Size  int64
+	// SHA256Prefix is the first SHA256PrefixLen bytes of the file's
+	// authorized SHA-256, or zero when none is known. The prefix keeps the
+	// longest URI within MaxFileURILen; 128 bits are as hard to match with
+	// other bytes as the whole digest is for any practical purpose.
+	SHA256Prefix [SHA256PrefixLen]byte
 }
+
+// SHA256PrefixLen is how many bytes of a file's SHA-256 a file URI keeps.
+const SHA256PrefixLen = 16
 
 // NewFileID returns a new random file id: "file_" and 26 base32
 // characters, 130 bits from crypto/rand.
@@ -41,8 +55,10 @@ func NewFileID() string { return "file_" + rand.Text() }
 //
 //	mcp-file://<host>/<key id>.<sealed>
 //
-// where sealed is the file id and expiry, encrypted and authenticated
-// together with the host, key id and owner, in base64url. Only the host
+// where sealed is the file id, expiry and what was authorized of the
+// file's bytes (its size and SHA-256, as far as ref knows them), encrypted
+// and authenticated together with the host, key id and owner, in
+// base64url. Only the host
 // and key id can be read from it; the same ref gives a different URI each
 // time. It is an error for ref to break the limits documented on
 // [FileRef].
@@ -60,7 +76,7 @@ func (r *Keyring) FileURI(ref FileRef) (string, error) {
 
 // fileURIWith returns a file URI of valid ref under k.
 func fileURIWith(k *Key, ref *FileRef) string {
-	var buf [8 + 1 + MaxFileIDLen]byte
+	var buf [8 + 1 + MaxFileIDLen + 1 + 8 + SHA256PrefixLen]byte
 	plain := appendFileRef(buf[:0], ref)
 	sealed := k.seal(nil, plain, fileURIAD(k.id, ref.Host, ref.Owner))
 	return fileScheme + ref.Host + "/" + k.id + "." + b64.EncodeToString(sealed)
@@ -151,6 +167,11 @@ func fileURIAD(kid, host, owner string) []byte {
 //	          6 bits each: the bytes that base64url decodes them to, after
 //	          'A's to a multiple of four characters
 //
+//	what was authorized, only when something was:
+//	  flags   1 byte: refSized, refSHA256, or both
+//	  size    8 bytes, big-endian, with refSized
+//	  sha256  the first SHA256PrefixLen bytes of the digest, with refSHA256
+//
 // Packing keeps the longest file URI within MaxFileURILen.
 func appendFileRef(b []byte, ref *FileRef) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(ref.Expires.Unix()))
@@ -161,21 +182,45 @@ func appendFileRef(b []byte, ref *FileRef) []byte {
 		id[n] = 'A'
 	}
 	b, _ = b64.AppendDecode(b, id[:n]) // characters of [A-Za-z0-9_-] in whole groups always decode
+	var flags byte
+	if ref.Sized {
+		flags |= refSized
+	}
+	if ref.SHA256Prefix != ([SHA256PrefixLen]byte{}) {
+		flags |= refSHA256
+	}
+	if flags == 0 {
+		return b
+	}
+	b = append(b, flags)
+	if ref.Sized {
+		b = binary.BigEndian.AppendUint64(b, uint64(ref.Size))
+	}
+	if flags&refSHA256 != 0 {
+		b = append(b, ref.SHA256Prefix[:]...)
+	}
 	return b
 }
 
+// The flags of what a file URI says was authorized.
+const (
+	refSized  = 1 << iota // the size follows
+	refSHA256             // the SHA-256's prefix follows
+)
+
 // parseFileRef is the inverse of appendFileRef: it accepts exactly what
-// appendFileRef writes for a valid ref, and returns its FileID and
-// Expires.
+// appendFileRef writes for a valid ref, and returns all of ref but its
+// Host and Owner.
 func parseFileRef(b []byte) (FileRef, bool) {
 	if len(b) < 9 {
 		return FileRef{}, false
 	}
 	exp := binary.BigEndian.Uint64(b)
 	n, packed := int(b[8]), b[9:]
-	if exp == 0 || exp > math.MaxInt64 || n == 0 || n > MaxFileIDLen || len(packed) != (n+3)/4*3 {
+	if exp == 0 || exp > math.MaxInt64 || n == 0 || n > MaxFileIDLen || len(packed) < (n+3)/4*3 {
 		return FileRef{}, false
 	}
+	packed, rest := packed[:(n+3)/4*3], packed[(n+3)/4*3:]
 	var buf [MaxFileIDLen + 3]byte
 	id := b64.AppendEncode(buf[:0], packed)
 	for _, c := range id[n:] {
@@ -183,7 +228,31 @@ func parseFileRef(b []byte) (FileRef, bool) {
 			return FileRef{}, false
 		}
 	}
-	return FileRef{FileID: string(id[:n]), Expires: time.Unix(int64(exp), 0).UTC()}, true
+	ref := FileRef{FileID: string(id[:n]), Expires: time.Unix(int64(exp), 0).UTC()}
+	if len(rest) == 0 {
+		return ref, true
+	}
+	flags, rest := rest[0], rest[1:]
+	if flags == 0 || flags&^(refSized|refSHA256) != 0 {
+		return FileRef{}, false
+	}
+	if flags&refSized != 0 {
+		if len(rest) < 8 || binary.BigEndian.Uint64(rest) > math.MaxInt64 {
+			return FileRef{}, false
+		}
+		ref.Sized, ref.Size, rest = true, int64(binary.BigEndian.Uint64(rest)), rest[8:]
+	}
+	if flags&refSHA256 != 0 {
+		if len(rest) < SHA256PrefixLen {
+			return FileRef{}, false
+		}
+		copy(ref.SHA256Prefix[:], rest)
+		rest = rest[SHA256PrefixLen:]
+		if ref.SHA256Prefix == ([SHA256PrefixLen]byte{}) {
+			return FileRef{}, false
+		}
+	}
+	return ref, len(rest) == 0
 }
 
 // schemeProblem says why uri does not start with "mcp-file://".
@@ -214,6 +283,10 @@ func checkFileRef(ref *FileRef) (field, rule string) {
 		return "owner", fmt.Sprintf("want valid UTF-8 of at most %d bytes", MaxOwnerLen)
 	case ref.Expires.Unix() <= 0:
 		return "expires", "want a time after 1970"
+	case ref.Sized && ref.Size < 0:
+		return "size", "want 0 or more bytes"
+	case !ref.Sized && ref.Size != 0:
+		return "size", "want Sized with a size"
 	}
 	ref.Expires = time.Unix(ref.Expires.Unix(), 0).UTC()
 	return "", ""

@@ -35,6 +35,11 @@ func TestFileURIRoundTrip(t *testing.T) {
 		{Host: "h", FileID: "xyz", Expires: now.Add(time.Hour)},
 		{Host: "h", FileID: "wxyz", Expires: now.Add(time.Hour)},
 		{Host: "h", FileID: "____-", Expires: now.Add(time.Hour)},
+		{Host: "h", FileID: "sized", Expires: now.Add(time.Hour), Sized: true},
+		{Host: "h", FileID: "sized", Expires: now.Add(time.Hour), Sized: true, Size: 1<<63 - 1},
+		{Host: "h", FileID: "digest", Expires: now.Add(time.Hour), SHA256Prefix: [SHA256PrefixLen]byte{15: 1}},
+		{Host: strings.Repeat("h", MaxHostLen), FileID: strings.Repeat("F", MaxFileIDLen), Owner: "o", Expires: now.Add(time.Hour),
+			Sized: true, Size: 2500, SHA256Prefix: [SHA256PrefixLen]byte{0: 0xff, 15: 0xff}},
 	} {
 		uri := fileURI(t, r, f)
 		if !form.MatchString(uri) || len(uri) > MaxFileURILen {
@@ -99,6 +104,24 @@ func TestLongestFileURI(t *testing.T) {
 	uri := fileURI(t, r, FileRef{Host: strings.Repeat("h", MaxHostLen), FileID: strings.Repeat("F", MaxFileIDLen), Owner: strings.Repeat("o", MaxOwnerLen), Expires: time.Unix(1<<62, 0)})
 	if len(uri) != 476 || len(uri) > MaxFileURILen {
 		t.Errorf("longest file URI: %d bytes, want 476 (at most %d)", len(uri), MaxFileURILen)
+	}
+	uri = fileURI(t, r, FileRef{Host: strings.Repeat("h", MaxHostLen), FileID: strings.Repeat("F", MaxFileIDLen), Owner: strings.Repeat("o", MaxOwnerLen), Expires: time.Unix(1<<62, 0),
+		Sized: true, Size: 1<<63 - 1, SHA256Prefix: [SHA256PrefixLen]byte{1}})
+	if len(uri) != 509 || len(uri) > MaxFileURILen {
+		t.Errorf("longest file URI with a size and a SHA-256: %d bytes, want 509 (at most %d)", len(uri), MaxFileURILen)
+	}
+}
+
+// TestFileURIBadSize: FileURI refuses a size it could not seal.
+func TestFileURIBadSize(t *testing.T) {
+	r := ring(t, keyNew)
+	for _, f := range []FileRef{
+		{Host: "h", FileID: "x", Expires: now.Add(time.Hour), Sized: true, Size: -1},
+		{Host: "h", FileID: "x", Expires: now.Add(time.Hour), Size: 10},
+	} {
+		if uri, err := r.FileURI(f); err == nil || !strings.Contains(err.Error(), "size") {
+			t.Errorf("FileURI(%+v) = %q, %v; want an error about the size", f, uri, err)
+		}
 	}
 }
 

@@ -93,7 +93,9 @@ func FuzzParsePayload(f *testing.F) {
 // FuzzParseFileRef: parseFileRef never panics and accepts exactly what
 // appendFileRef writes.
 func FuzzParseFileRef(f *testing.F) {
-	for _, ref := range []FileRef{ref(), {FileID: "x", Expires: now}, {FileID: "xyz", Expires: time.Unix(1<<62, 0)}} {
+	for _, ref := range []FileRef{ref(), {FileID: "x", Expires: now}, {FileID: "xyz", Expires: time.Unix(1<<62, 0)},
+		{FileID: "sized", Expires: now, Sized: true, Size: 2500}, {FileID: "sum", Expires: now, SHA256Prefix: [SHA256PrefixLen]byte{7}},
+		{FileID: "both", Expires: now, Sized: true, SHA256Prefix: [SHA256PrefixLen]byte{15: 1}}} {
 		f.Add(appendFileRef(nil, &ref))
 	}
 	f.Add([]byte{})
@@ -103,7 +105,7 @@ func FuzzParseFileRef(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !isIDChars(ref.FileID, MaxFileIDLen) || ref.Expires.Unix() <= 0 {
+		if !isIDChars(ref.FileID, MaxFileIDLen) || ref.Expires.Unix() <= 0 || ref.Size < 0 || !ref.Sized && ref.Size != 0 {
 			t.Fatalf("parseFileRef(%x) = %+v: out of range", b, ref)
 		}
 		if again := appendFileRef(nil, &ref); !bytes.Equal(again, b) {

@@ -261,6 +261,10 @@ const (
 	ReasonCrossSite = "crossSite"
 	// ReasonNoFile: an upload page's post without a chosen file.
 	ReasonNoFile = "noFile"
+	// ReasonRangeNotSatisfiable: a download's Range asks for no byte of
+	// the file: every range starts past its end, is empty (bytes=-0), or
+	// is not a range (bytes=5-4, bytes=-).
+	ReasonRangeNotSatisfiable = "rangeNotSatisfiable"
 	// ReasonCanceled: the client went away before the request ended.
 	ReasonCanceled = "canceled"
 	// ReasonInternal: the server failed (its store, its keys); it logs

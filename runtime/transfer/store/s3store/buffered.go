@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"net/http"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -133,6 +132,8 @@ func (w *bufferedWriter) sendPart() error {
 			Metadata: md,
 			// Each part carries its SHA-256, which S3 checks.
 			ChecksumAlgorithm: types.ChecksumAlgorithmSha256,
+			// As putInput's.
+			ContentDisposition: aws.String(store.ContentDisposition(w.meta.Name)),
 		}
 		if w.meta.MediaType != "" {
 			in.ContentType = aws.String(w.meta.MediaType)
@@ -289,14 +290,7 @@ func (w *bufferedWriter) put(sum [32]byte) error {
 func (w *bufferedWriter) tag(sum [32]byte, etag string) error {
 	s := w.s
 	key := aws.String(s.key(w.id))
-	_, err := s.client.PutObjectTagging(w.ctx, &s3.PutObjectTaggingInput{
-		Bucket: &s.bucket,
-		Key:    key,
-		Tagging: &types.Tagging{TagSet: []types.Tag{
-			{Key: aws.String(tagSHA256), Value: aws.String(hex.EncodeToString(sum[:]))},
-			{Key: aws.String(tagETag), Value: aws.String(strings.Trim(etag, `"`))},
-		}},
-	})
+	err := s.tagSHA256(w.ctx, w.id, sum, etag)
 	if err == nil {
 		return nil
 	}

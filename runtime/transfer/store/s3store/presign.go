@@ -23,13 +23,15 @@ const MaxPresignExpiry = 7 * 24 * time.Hour
 // headers, all in the request's Headers, fix the exact length
 // (Content-Length), the media type (Content-Type, when m declares one; the
 // SDK signs neither for an empty object, whose checksum fixes its body),
-// the metadata (x-amz-meta-mcpfile-*, the media type among them),
+// the Content-Disposition a download is served with (attachment and the
+// name; see [Store.PresignDownload]), the metadata (x-amz-meta-mcpfile-*, the media type among them),
 // create-if-absent (If-None-Match: *, 412 once the object exists) and,
 // when m declares a SHA-256 (or the object is empty), the bytes
 // (x-amz-checksum-sha256: S3 refuses a body with another digest, with
 // 400 BadDigest). A request that changes a signed header fails with 403,
 // as does one sent after expires. Without a declared digest S3 records
-// none, and [Store.Stat] reads the object to compute it.
+// none, and the first [Store.Stat] reads the object to compute it (and
+// records it in the object's tags for the next).
 //
 // PresignUpload makes no request: the object is not checked for, and the
 // ID is taken only when the client's PUT succeeds. The size must be known:
@@ -79,24 +81,31 @@ func signedRequest(id string, req *v4.PresignedHTTPRequest, err error) (store.Si
 }
 
 // PresignDownload implements [store.DownloadPresigner]: a GET of the
-// object id, signed until expires (as for [Store.PresignUpload]), whose
-// response S3 serves with contentType and contentDisposition in place of
-// the object's own, and Cache-Control: private, no-store (the
-// response-content-type, -content-disposition and -cache-control
-// parameters, which are signed). The object's
-// expiry is the caller's to respect: the signature outlives a deleted
-// object only as a 404.
+// object id, signed until expires (as for [Store.PresignUpload]), that S3
+// serves with Cache-Control: private, no-store (the signed
+// response-cache-control parameter) and the Content-Type and
+// Content-Disposition kept with the object since it was stored, which are
+// the ones asked for: the URL carries neither, so the file's name and type
+// never reach an access log. An object that holds others (one stored
+// before the store kept them) is served as application/octet-stream and a
+// bare attachment, which name nothing either. It checks the object's
+// headers with one HEAD request. The object's expiry is the caller's to
+// respect: the signature outlives a deleted object only as a 404.
 func (s *Store) PresignDownload(ctx context.Context, id, contentType, contentDisposition string, expires time.Time) (store.SignedRequest, error) {
 	ttl, err := s.presignTTL(ctx, id, expires)
 	if err != nil {
 		return store.SignedRequest{}, err
 	}
-	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id)), ResponseCacheControl: aws.String("private, no-store")}
-	if contentType != "" {
-		in.ResponseContentType = aws.String(contentType)
+	o, err := s.head(ctx, id, false)
+	if err != nil {
+		return store.SignedRequest{}, err
 	}
-	if contentDisposition != "" {
-		in.ResponseContentDisposition = aws.String(contentDisposition)
+	in := &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id)), ResponseCacheControl: aws.String("private, no-store")}
+	if contentType != "" && o.contentType != contentType {
+		in.ResponseContentType = aws.String("application/octet-stream")
+	}
+	if contentDisposition != "" && o.disposition != contentDisposition {
+		in.ResponseContentDisposition = aws.String("attachment")
 	}
 	req, err := s3.NewPresignClient(s.client).PresignGetObject(ctx, in, s3.WithPresignExpires(ttl))
 	return signedRequest(id, req, err)

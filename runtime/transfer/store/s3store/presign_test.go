@@ -8,9 +8,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"
@@ -211,6 +215,60 @@ func TestPresignUndeclared(t *testing.T) {
 	}
 }
 
+// TestStatReadsOnce: an object whose SHA-256 S3 does not keep (a presigned
+// upload without a declared digest) is read whole by the first Stat only;
+// later ones read the digest from the tags it left, and once the object is
+// replaced, those tags, of another ETag, do not count.
+func TestStatReadsOnce(t *testing.T) {
+	gw := server(t, "http")
+	ctx := context.Background()
+	var rec ops
+	s := newStore(t, gw, s3store.Options{Client: gw.client(rec.record)})
+	body := []byte("declared nothing, read once")
+	sr, err := s.PresignUpload(ctx, "once", presignMeta(body, false), time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := send(t, gw, sr, body, nil); code != http.StatusOK {
+		t.Fatalf("PUT = %d %s, want 200", code, msg)
+	}
+	stat := func(want [32]byte) []string {
+		t.Helper()
+		rec.take()
+		if m, err := s.Stat(ctx, "once"); err != nil || m.SHA256 != want {
+			t.Fatalf("Stat = %+v, %v, want the digest of the bytes stored", m, err)
+		}
+		return rec.take()
+	}
+	gets := func(ops []string) int {
+		n := 0
+		for _, op := range ops {
+			if op == "GetObject" {
+				n++
+			}
+		}
+		return n
+	}
+	if got := stat(sha256.Sum256(body)); gets(got) == 0 {
+		t.Errorf("first Stat: %q, want a read of the object", got)
+	}
+	for range 2 {
+		if got := stat(sha256.Sum256(body)); gets(got) != 0 {
+			t.Errorf("a later Stat: %q, want no read of the object", got)
+		}
+	}
+
+	// Replaced behind the store's back, with the tags of the first.
+	other := bytes.ToUpper(body)
+	_, err = gw.client(nil).PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(s3Key(t, sr.URL)), Body: bytes.NewReader(other), Metadata: map[string]string{"mcpfile-owner": "user%3A42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stat(sha256.Sum256(other)); gets(got) == 0 {
+		t.Errorf("Stat of the replacement: %q, want a read of the object", got)
+	}
+}
+
 func TestPresignErrors(t *testing.T) {
 	gw := server(t, "http")
 	ctx := context.Background()
@@ -243,3 +301,74 @@ func TestPresignErrors(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// TestPresignDownloadHeaders: a presigned GET signs no Content-Type or
+// Content-Disposition of the file's (they would sit in its URL): S3 serves
+// those kept with the object. An object that holds others, as one stored
+// before the store kept them, is served as application/octet-stream and a
+// bare attachment, which name nothing either.
+func TestPresignDownloadHeaders(t *testing.T) {
+	gw := server(t, "http")
+	s := newStore(t, gw, s3store.Options{})
+	ctx := t.Context()
+	body := []byte("a,b\n1,2\n")
+	m := presignMeta(body, true)
+	w, err := s.Create(ctx, "kept", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(body)
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	disposition := store.ContentDisposition(m.Name)
+	get := func(id string) (string, http.Header) {
+		t.Helper()
+		sr, err := s.PresignDownload(ctx, id, m.MediaType, disposition, time.Now().Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(sr.Method, sr.URL, nil)
+		resp, err := gw.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !bytes.Equal(b, body) {
+			t.Fatalf("GET %s: %d %q", id, resp.StatusCode, b)
+		}
+		return sr.URL, resp.Header
+	}
+	u, h := get("kept")
+	if strings.Contains(strings.ToLower(u), "response-content-") {
+		t.Errorf("URL %s: want no response-content-type or -disposition", u)
+	}
+	if h.Get("Content-Type") != m.MediaType || h.Get("Content-Disposition") != disposition {
+		t.Errorf("served with Content-Type %q, Content-Disposition %q; want %q, %q", h.Get("Content-Type"), h.Get("Content-Disposition"), m.MediaType, disposition)
+	}
+
+	// An object put without them, behind the store's back.
+	client := gw.client(nil)
+	key := strings.TrimSuffix(s3Key(t, u), "kept") + "bare"
+	md := map[string]string{"mcpfile-name": "x.csv", "mcpfile-media-type": "text%2Fcsv"}
+	if _, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body), Metadata: md}); err != nil {
+		t.Fatal(err)
+	}
+	u, h = get("bare")
+	if strings.Contains(u, "x.csv") || strings.Contains(strings.ToLower(u), "text%2fcsv") {
+		t.Errorf("URL %s: want no file name or type", u)
+	}
+	if h.Get("Content-Type") != "application/octet-stream" || h.Get("Content-Disposition") != "attachment" {
+		t.Errorf("an object without them served with Content-Type %q, Content-Disposition %q; want application/octet-stream, attachment", h.Get("Content-Type"), h.Get("Content-Disposition"))
+	}
+}
+
+// s3Key is the key in the path of the presigned URL u.
+func s3Key(t *testing.T, u string) string {
+	t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(pu.Path, "/"+bucket+"/")
+}

@@ -29,13 +29,16 @@
 // s3:ListBucket on the bucket (without s3:ListBucket, S3 answers 403 for a
 // missing object, which the store cannot tell from a refusal); and, for
 // objects of unknown size, s3:AbortMultipartUpload, s3:PutObjectTagging and
-// s3:GetObjectTagging.
+// s3:GetObjectTagging (the tagging permissions also spare a second read of
+// an object whose SHA-256 S3 does not keep; see [Store.Stat]).
 //
 // # Objects
 //
 // The object of ID id is the key [Options.Prefix]+id. Its [store.Meta] is
 // the object's length, Content-Type (the media type, also kept in the
-// metadata so that an empty one reads back empty), its SHA-256 checksum
+// metadata so that an empty one reads back empty), Content-Disposition
+// (attachment with the name, [store.ContentDisposition], so that a
+// presigned download need not carry either in its URL), its SHA-256 checksum
 // (x-amz-checksum-sha256), and user metadata: x-amz-meta-mcpfile-name,
 // -owner and -media-type (percent-encoded), -expires (RFC 3339) and, when
 // the store checked the bytes itself, -sha256. S3 limits user metadata to
@@ -67,8 +70,10 @@
 //
 // Trailing checksums need TLS (the AWS SDK sends them only over https).
 // Over a plain http endpoint an object whose digest is not declared is
-// stored without one, and [Store.Stat] computes its SHA-256 by reading the
-// whole object, each time it is asked: declare the digest, or use https.
+// stored without one, and the first [Store.Stat] computes its SHA-256 by
+// reading the whole object, then records it in the object's tags (as for
+// an object of unknown size, below), where later ones read it: declare the
+// digest, or use https.
 //
 // [Store.PresignUpload] signs the same PutObject request for a client to
 // send itself: the length, Content-Type, the metadata, If-None-Match and,
@@ -322,6 +327,7 @@ func (s *Store) putInput(id string, m store.Meta, checked bool) (*s3.PutObjectIn
 	if m.MediaType != "" {
 		in.ContentType = aws.String(m.MediaType)
 	}
+	in.ContentDisposition = aws.String(store.ContentDisposition(m.Name))
 	sum := m.SHA256
 	if sum == ([32]byte{}) && m.Size == 0 {
 		sum = sha256.Sum256(nil)
@@ -384,6 +390,9 @@ func validHeaderValue(v string) bool {
 type object struct {
 	meta store.Meta
 	etag string
+	// contentType and disposition are the Content-Type and
+	// Content-Disposition S3 serves the object with.
+	contentType, disposition string
 	// hasSHA256 reports whether meta.SHA256 is set: S3 or the store
 	// recorded the digest.
 	hasSHA256 bool
@@ -407,7 +416,7 @@ func (s *Store) head(ctx context.Context, id string, checksum bool) (object, err
 	if err != nil {
 		return object{}, fmt.Errorf("s3store: head %q: %w", id, err)
 	}
-	o := object{etag: aws.ToString(out.ETag)}
+	o := object{etag: aws.ToString(out.ETag), contentType: aws.ToString(out.ContentType), disposition: aws.ToString(out.ContentDisposition)}
 	o.meta.Size = aws.ToInt64(out.ContentLength)
 	corrupt := func(what string, err error) (object, error) {
 		return object{}, fmt.Errorf("s3store: object %q has a bad %s: %v", id, what, err)
@@ -482,6 +491,21 @@ func (s *Store) taggedSHA256(ctx context.Context, id string, o *object) error {
 	return nil
 }
 
+// tagSHA256 records sum, the SHA-256 of the object id whose ETag is etag,
+// in the object's tags tagSHA256 and tagETag, which [Store.taggedSHA256]
+// reads back only while the object has that ETag.
+func (s *Store) tagSHA256(ctx context.Context, id string, sum [32]byte, etag string) error {
+	_, err := s.client.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{
+		Bucket: &s.bucket,
+		Key:    aws.String(s.key(id)),
+		Tagging: &types.Tagging{TagSet: []types.Tag{
+			{Key: aws.String(tagSHA256), Value: aws.String(hex.EncodeToString(sum[:]))},
+			{Key: aws.String(tagETag), Value: aws.String(strings.Trim(etag, `"`))},
+		}},
+	})
+	return err
+}
+
 // status returns the HTTP status of an S3 error, 0 if there was none.
 func status(err error) int {
 	var re *awshttp.ResponseError
@@ -492,9 +516,13 @@ func status(err error) int {
 }
 
 // Stat implements [store.Store.Stat], with one HEAD request, and a GET of
-// the tags of a multipart object whose SHA-256 they hold. An object whose
-// SHA-256 is recorded nowhere (see the package doc) is read whole to
-// compute it.
+// the tags of an object whose SHA-256 S3 does not keep: a multipart
+// object's, or one whose digest was neither declared nor sent (a presigned
+// upload without a declared digest, a PUT over plain http). An object
+// whose SHA-256 is recorded nowhere is read whole to compute it, once: the
+// digest then goes in its tags, with its ETag, so that the next Stat of
+// the same object reads it from there (if the tags cannot be written, for
+// want of s3:PutObjectTagging, every Stat reads the object whole).
 func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 	if err := check(ctx, id); err != nil {
 		return store.Meta{}, err
@@ -506,10 +534,16 @@ func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 	if o.meta.Expired(s.now()) {
 		return store.Meta{}, store.ErrNotFound
 	}
-	if o.tagged {
-		if err := s.taggedSHA256(ctx, id, &o); err != nil {
+	if !o.hasSHA256 {
+		err := s.taggedSHA256(ctx, id, &o)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return store.Meta{}, err
+		case err != nil && o.tagged:
 			return store.Meta{}, err
 		}
+		// An object not marked tagged may have no tags to read (err), and
+		// is read whole below, as it would be without them.
 	}
 	if !o.hasSHA256 {
 		r := s.reader(ctx, id, o)
@@ -519,6 +553,8 @@ func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 			return store.Meta{}, err
 		}
 		h.Sum(o.meta.SHA256[:0])
+		// Best effort: without the tags the next Stat reads it whole again.
+		_ = s.tagSHA256(ctx, id, o.meta.SHA256, o.etag)
 	}
 	return o.meta, nil
 }

@@ -120,6 +120,11 @@ func TestDownloadThroughS3(t *testing.T) {
 	if d.Download.Method != "GET" || !strings.HasPrefix(d.Download.URL, gw.endpoint) {
 		t.Fatalf("download descriptor %+v: want a presigned GET from the bucket", d.Download)
 	}
+	// The name and type are the object's own headers, not the URL's: the
+	// URL lands in access logs.
+	if q := strings.ToLower(d.Download.URL); strings.Contains(q, "response-content-") || strings.Contains(q, "sum%c3%a9") || strings.Contains(q, "text%2fplain") {
+		t.Errorf("download URL %s: want no file name or type in it", d.Download.URL)
+	}
 	get := func(rng string) (int, http.Header, string) {
 		req, _ := http.NewRequest("GET", d.Download.URL, nil)
 		for k, v := range d.Download.Headers {

@@ -1,4 +1,4 @@
-package transfer
+package store
 
 import (
 	"net/url"
@@ -18,13 +18,13 @@ func TestContentDisposition(t *testing.T) {
 		{"bad\xffutf8", "attachment"},
 	}
 	for _, tt := range tests {
-		if got := contentDisposition(tt.name); got != tt.want {
-			t.Errorf("contentDisposition(%q)\n got %s\nwant %s", tt.name, got, tt.want)
+		if got := ContentDisposition(tt.name); got != tt.want {
+			t.Errorf("ContentDisposition(%q)\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
 }
 
-// FuzzContentDisposition: contentDisposition never panics; its value is
+// FuzzContentDisposition: ContentDisposition never panics; its value is
 // printable ASCII with a filename parameter whose quoted string holds no
 // quote or backslash, and for a valid UTF-8 name, filename* (or filename,
 // when the name is that ASCII) decodes back to the name.
@@ -34,51 +34,51 @@ func FuzzContentDisposition(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		v := contentDisposition(name)
+		v := ContentDisposition(name)
 		for i := 0; i < len(v); i++ {
 			if v[i] < 0x20 || v[i] > 0x7e {
-				t.Fatalf("contentDisposition(%q) = %q: byte %#x at %d is not printable ASCII", name, v, v[i], i)
+				t.Fatalf("ContentDisposition(%q) = %q: byte %#x at %d is not printable ASCII", name, v, v[i], i)
 			}
 		}
 		if name == "" || !utf8.ValidString(name) {
 			if v != "attachment" {
-				t.Fatalf("contentDisposition(%q) = %q, want attachment", name, v)
+				t.Fatalf("ContentDisposition(%q) = %q, want attachment", name, v)
 			}
 			return
 		}
 		rest, ok := strings.CutPrefix(v, `attachment; filename="`)
 		if !ok {
-			t.Fatalf("contentDisposition(%q) = %q: no filename parameter", name, v)
+			t.Fatalf("ContentDisposition(%q) = %q: no filename parameter", name, v)
 		}
 		fallback, ext, ok := strings.Cut(rest, `"`)
 		if !ok {
-			t.Fatalf("contentDisposition(%q) = %q: unterminated filename", name, v)
+			t.Fatalf("ContentDisposition(%q) = %q: unterminated filename", name, v)
 		}
 		if strings.ContainsAny(fallback, `\`) {
-			t.Fatalf("contentDisposition(%q) = %q: backslash in filename", name, v)
+			t.Fatalf("ContentDisposition(%q) = %q: backslash in filename", name, v)
 		}
 		if n := utf8.RuneCountInString(name); len(fallback) != n {
-			t.Fatalf("contentDisposition(%q) = %q: fallback of %d characters, want %d", name, v, len(fallback), n)
+			t.Fatalf("ContentDisposition(%q) = %q: fallback of %d characters, want %d", name, v, len(fallback), n)
 		}
 		if ext == "" {
 			if fallback != name {
-				t.Fatalf("contentDisposition(%q) = %q: no filename* and the fallback is not the name", name, v)
+				t.Fatalf("ContentDisposition(%q) = %q: no filename* and the fallback is not the name", name, v)
 			}
 			return
 		}
 		enc, ok := strings.CutPrefix(ext, "; filename*=UTF-8''")
 		if !ok {
-			t.Fatalf("contentDisposition(%q) = %q: want filename*=UTF-8'' after filename", name, v)
+			t.Fatalf("ContentDisposition(%q) = %q: want filename*=UTF-8'' after filename", name, v)
 		}
 		for i := 0; i < len(enc); i++ {
 			c := enc[i]
 			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~%", c) >= 0) {
-				t.Fatalf("contentDisposition(%q) = %q: %q is not an attr-char", name, v, c)
+				t.Fatalf("ContentDisposition(%q) = %q: %q is not an attr-char", name, v, c)
 			}
 		}
 		dec, err := url.PathUnescape(enc)
 		if err != nil || dec != name {
-			t.Fatalf("contentDisposition(%q) = %q: filename* decodes to %q (%v)", name, v, dec, err)
+			t.Fatalf("ContentDisposition(%q) = %q: filename* decodes to %q (%v)", name, v, dec, err)
 		}
 	})
 }
