@@ -105,5 +105,6 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		Open: func() (hook.Reader, error) {
 			return st.Open(context.Background(), id)
 		},
+		Release: func(ctx context.Context) error { return c.release(ctx, id) },
 	}, nil
 }
