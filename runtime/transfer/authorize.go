@@ -32,12 +32,12 @@ const shortLen = 12
 const defaultMediaType = "application/octet-stream"
 
 // authorizeUpload serves files/authorizeUpload.
-func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
 	if p == nil {
 		p = new(AuthorizeUploadParams)
 	}
 	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, ss)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: " + err.Error()}
 	}
@@ -197,12 +197,12 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 
 // authorizeDownload serves files/authorizeDownload: the metadata of the
 // file a URI names, and a signed, expiring GET of its bytes.
-func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+func (c *config) authorizeDownload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
 	if p == nil || p.URI == "" {
 		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
 	}
 	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, ss)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
 	}

@@ -121,8 +121,13 @@ type Options struct {
 	// principal is "" is refused (the SDK's UserID is optional: set it in
 	// the token verifier, or set Owner), so that users of a verifier that
 	// names nobody do not all share one principal. Without auth (no token
-	// info) the principal is "", and the signed, unguessable file URI itself
-	// is the capability.
+	// info) the owner is the caller's session where the protocol has
+	// sessions with IDs (2025-11-25 over streamable HTTP): each anonymous
+	// session has a quota of its own, and a file URI works in the session
+	// that uploaded the file only. Where it has none (stdio, a single
+	// client; 2026-07-28, stateless), the owner is "", one for every
+	// anonymous caller, and the signed, unguessable file URI itself is the
+	// capability.
 	Owner func(*auth.TokenInfo) string
 
 	// AuthorizationTTL is how long an upload descriptor may be used. Zero

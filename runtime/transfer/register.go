@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,14 +77,14 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeDownload, c.authorizeDownload); err != nil {
 		return nil, fmt.Errorf("transfer.Register: %w", err)
 	}
-	res := &resolver{c}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "tools/call", MethodAuthorizeUpload, MethodAuthorizeDownload:
 				// Where file URIs are resolved (tools/call, elicitation
 				// answers included) and files authorized.
-				ctx = hook.WithResolver(ctx, res, req.GetExtra())
+				ss, _ := req.GetSession().(*mcp.ServerSession)
+				ctx = hook.WithResolver(ctx, &resolver{c: c, session: ss}, req.GetExtra())
 			}
 			r, err := next(ctx, method, req)
 			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
@@ -158,13 +160,38 @@ func newConfig(o Options) (*config, error) {
 // errNoPrincipal: the request has auth token info that names no principal.
 var errNoPrincipal = errors.New("the request's auth token info names no principal: set UserID in the token verifier, or transfer.Options.Owner")
 
-// owner is the principal of a request whose extra is given: "" without
-// auth token info, an error when the token info names none.
-func (c *config) owner(extra *mcp.RequestExtra) (string, error) {
+// owner is the principal of a request whose extra is given, made in
+// session ss (nil when unknown): without auth token info, the anonymous
+// owner of ss; an error when the token info names none.
+func (c *config) owner(extra *mcp.RequestExtra, ss *mcp.ServerSession) (string, error) {
 	if extra == nil || extra.TokenInfo == nil {
-		return "", nil
+		return anonymousOwner(ss), nil
 	}
 	return c.principal(extra.TokenInfo)
+}
+
+// anonymousOwner is the owner of the files of a caller without auth in
+// session ss: one owner per session where the protocol has sessions with
+// IDs (2025-11-25 over streamable HTTP), so that anonymous clients do not
+// share one quota, and "" where it has none (stdio, whose one session is
+// one client; 2026-07-28, where each request stands alone). It is a hash
+// of the session ID, which the store records and must not hold (whoever
+// has the ID can speak in the session); the NUL it starts with keeps it
+// from any principal an auth layer names.
+func anonymousOwner(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	return sessionOwner(ss.ID())
+}
+
+// sessionOwner is the anonymous owner of the session whose ID is sid.
+func sessionOwner(sid string) string {
+	if sid == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(sid))
+	return "\x00session " + base64.RawURLEncoding.EncodeToString(sum[:18])
 }
 
 func (c *config) principal(ti *auth.TokenInfo) (string, error) {

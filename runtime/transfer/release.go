@@ -29,7 +29,7 @@ func Release(ctx context.Context, uri string) error {
 		return errors.New("transfer.Release: the request's server does not serve files: call transfer.Register for it")
 	}
 	c := res.c
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, res.session)
 	if err != nil {
 		return fmt.Errorf("transfer.Release: %w", err)
 	}

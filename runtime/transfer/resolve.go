@@ -16,9 +16,12 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
-// resolver resolves the file URIs of one server's requests for the
+// resolver resolves the file URIs of one request of a server for the
 // runtime (see hook.Resolver).
-type resolver struct{ c *config }
+type resolver struct {
+	c       *config
+	session *mcp.ServerSession // the request's; nil when unknown
+}
 
 var _ hook.Resolver = (*resolver)(nil)
 
@@ -49,7 +52,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		logInternal(c.ErrorLog, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, r.session)
 	if err != nil {
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
 	}
