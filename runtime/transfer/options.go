@@ -106,13 +106,21 @@ type Options struct {
 	// (mcp-file://<host>/…). Empty means PublicURL's host, lower-cased.
 	Host string
 
-	// Store is where uploaded files go. Nil means the process's default
-	// store: a [diskstore] in the directory "mcpfile/uploads" under the
-	// user's cache directory (os.UserCacheDir), made readable by its owner
-	// only and refused if anyone else could write to it, shared by every
-	// server of the process and swept every DefaultSweepInterval by one
-	// goroutine. Pass your own (and run [store.RunSweeper] for it) to put
-	// files elsewhere, or to share them between replicas.
+	// Store is where uploaded files go. Nil means the default store of
+	// the signing key (the first of Keys): a [diskstore] in the directory
+	// "mcpfile/uploads/<hash of the key id>" under the user's cache
+	// directory (os.UserCacheDir), made readable by its owner only and
+	// refused if anyone else could write to it. The servers of every
+	// process with the same signing key share it; a process with another
+	// key (a random one each start, or after a rotation) starts with a
+	// directory of its own, empty, since its URIs open no file of the
+	// other's (after a rotation, the files uploaded under the previous
+	// signing key are then not found: a server that rotates keys and
+	// keeps its files across the rotation passes a Store). One goroutine of the process sweeps every key's directory
+	// every DefaultSweepInterval, so that the expired files of a key no
+	// process holds any more are deleted too. Pass your own (and run
+	// [store.RunSweeper] for it) to put files elsewhere, or to share them
+	// between replicas.
 	Store store.Store
 
 	// Owner returns the principal that the SDK's auth token info names:

@@ -6,22 +6,15 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
-	"log"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
-	"github.com/mcpfile/mcpfile/runtime/transfer/store"
-	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
@@ -144,7 +137,7 @@ func newConfig(o Options) (*config, error) {
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	if c.Store == nil {
-		ds, err := defaultStore(c.ErrorLog)
+		ds, err := defaultStore(c.Keys, c.ErrorLog)
 		if err != nil {
 			return nil, fmt.Errorf("transfer.Register: the default store: %w (or set Options.Store)", err)
 		}
@@ -255,60 +248,4 @@ func splitLast(p string) (dir, last string) {
 func lastSegmentOf(p string) string {
 	_, last := splitLast(p)
 	return last
-}
-
-// The process's default store, made once.
-var (
-	defaultOnce  sync.Once
-	defaultDS    *diskstore.Store
-	defaultDSErr error
-)
-
-// defaultStore returns the process's default store (see Options.Store),
-// making it and starting its sweeper the first time.
-func defaultStore(errorLog *log.Logger) (*diskstore.Store, error) {
-	defaultOnce.Do(func() {
-		dir, err := defaultDir()
-		if err != nil {
-			defaultDSErr = err
-			return
-		}
-		defaultDS, defaultDSErr = diskstore.New(dir, nil)
-		if defaultDSErr != nil {
-			return
-		}
-		ds := defaultDS
-		go store.RunSweeper(context.Background(), ds, DefaultSweepInterval, func(_ int, err error) {
-			if err != nil {
-				errorLog.Printf("transfer: sweeping the default store %s: %v", dir, err)
-			}
-		})
-	})
-	return defaultDS, defaultDSErr
-}
-
-// defaultDir makes, or checks, the default store's directory: under the
-// user's cache directory, a directory (not a link to one) that belongs to
-// this user and that no one else can write to, since whoever can write
-// there can plant or swap files.
-func defaultDir() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(cache, "mcpfile", "uploads")
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return "", err
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := privateDir(dir, fi); err != nil {
-		return "", err
-	}
-	return dir, nil
 }
