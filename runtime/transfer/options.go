@@ -44,6 +44,13 @@ const (
 	DefaultMaxPagesPerCaller = 16
 )
 
+// Defaults of the zero [Options]: the life of stored files.
+const (
+	// DefaultReadFileTTL is how long an uploaded file stays in the store
+	// after the last tools/call that read it returned.
+	DefaultReadFileTTL = time.Hour
+)
+
 // Defaults of the zero [UploadOptions].
 const (
 	// DefaultUploadTTL is how long an uploaded file stays in the store.
@@ -150,6 +157,18 @@ type Options struct {
 	// upload. Zero means DefaultUploadTTL. The file URI expires when the
 	// file can have expired: AuthorizationTTL + FileTTL after it was issued.
 	FileTTL time.Duration
+
+	// ReadFileTTL is how long an uploaded file stays in the store once a
+	// tools/call has read it (resolved it for its handler, in its
+	// arguments or an elicitation's answer): it is deleted ReadFileTTL
+	// after the last call of this process that read it returned, and never
+	// while such a call runs, unless FileTTL ends it first. A file the
+	// caller sends again within ReadFileTTL is found; a handler done with
+	// a file sooner releases it (runtime.File.Release). The count is the
+	// process's: a restart forgets it (FileTTL still holds), and with
+	// replicas each deletes after its own calls. Zero means
+	// DefaultReadFileTTL; a negative value leaves files read to FileTTL.
+	ReadFileTTL time.Duration
 
 	// Quota is how many bytes of unexpired uploaded files one owner may
 	// hold, for stores that count them ([store.Usager]; diskstore and
@@ -262,6 +281,9 @@ func (o *Options) fillDefaults() error {
 	}
 	if o.FileTTL <= 0 {
 		o.FileTTL = DefaultUploadTTL
+	}
+	if o.ReadFileTTL == 0 {
+		o.ReadFileTTL = DefaultReadFileTTL
 	}
 	if o.PageTTL <= 0 {
 		o.PageTTL = DefaultPageTTL

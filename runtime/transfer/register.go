@@ -77,7 +77,16 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 				// Where file URIs are resolved (tools/call, elicitation
 				// answers included) and files authorized.
 				ss, _ := req.GetSession().(*mcp.ServerSession)
-				ctx = hook.WithResolver(ctx, &resolver{c: c, session: ss}, req.GetExtra())
+				res := &resolver{c: c, session: ss}
+				if method == "tools/call" {
+					res.reads = new(callReads)
+					defer func() {
+						for _, id := range res.reads.take() {
+							c.reads.end(c, id, c.ReadFileTTL)
+						}
+					}()
+				}
+				ctx = hook.WithResolver(ctx, res, req.GetExtra())
 			}
 			r, err := next(ctx, method, req)
 			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
@@ -110,6 +119,7 @@ type config struct {
 	quota        quota  // the one quota of every upload path
 	pages        *pages
 	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
+	reads        *readFiles  // the files calls read, for ReadFileTTL
 }
 
 func newConfig(o Options) (*config, error) {
@@ -136,6 +146,7 @@ func newConfig(o Options) (*config, error) {
 	}
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
+	c.reads = newReadFiles()
 	if c.Store == nil {
 		ds, err := defaultStore(c.Keys, c.ErrorLog)
 		if err != nil {

@@ -52,5 +52,6 @@ func Release(ctx context.Context, uri string) error {
 // release deletes the stored file id: its bytes stop counting against its
 // owner's quota at once. A file gone already is not an error.
 func (c *config) release(ctx context.Context, id string) error {
+	c.reads.forget(id)
 	return c.Store.Delete(ctx, id)
 }

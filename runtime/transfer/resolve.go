@@ -21,6 +21,7 @@ import (
 type resolver struct {
 	c       *config
 	session *mcp.ServerSession // the request's; nil when unknown
+	reads   *callReads         // the files a tools/call resolved; nil for other requests
 }
 
 var _ hook.Resolver = (*resolver)(nil)
@@ -100,6 +101,10 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		params = nil
 	}
 	st, id := c.Store, ref.FileID
+	if r.reads != nil && c.ReadFileTTL > 0 {
+		c.reads.begin(id)
+		r.reads.add(id)
+	}
 	return hook.Resolved{
 		MediaType: mt,
 		Params:    params,
