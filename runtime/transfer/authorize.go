@@ -77,12 +77,12 @@ func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *
 	}
 
 	// The owner's quota.
-	switch used, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
+	switch u, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
 	case err != nil:
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)
 	case !ok:
-		total, limit := used+size, c.quota.limit
-		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, limit),
+		total, limit := u.held+size, u.limit
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: %s %d bytes of uploaded files, and %d more would pass the quota of %d", u.holds("the caller"), u.held, size, limit),
 			ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &limit, ActualSize: &total})
 	}
 

@@ -7,6 +7,7 @@ package transfer
 import (
 	"fmt"
 	"log"
+	"math"
 	"net/http"
 	"time"
 
@@ -49,6 +50,9 @@ const (
 	// DefaultReadFileTTL is how long an uploaded file stays in the store
 	// after the last tools/call that read it returned.
 	DefaultReadFileTTL = time.Hour
+	// DefaultAnonymousQuotas is how many Quotas callers without auth may
+	// hold together when AnonymousQuota is zero.
+	DefaultAnonymousQuotas = 4
 )
 
 // Defaults of the zero [UploadOptions].
@@ -175,6 +179,15 @@ type Options struct {
 	// memstore do). Zero means DefaultQuota; a negative value, no quota.
 	Quota int64
 
+	// AnonymousQuota bounds what callers without auth add together, since
+	// each anonymous session has a Quota of its own and sessions cost a
+	// client nothing: a caller without auth may add a file only while the
+	// store holds, in all (every owner's unexpired files), no more than
+	// AnonymousQuota with it, for stores that count their total
+	// ([store.TotalUsager]; diskstore and memstore do). Zero means
+	// DefaultAnonymousQuotas times Quota; a negative value, no such bound.
+	AnonymousQuota int64
+
 	// MaxEmbeddedOutput is the largest file a tool result carries in an
 	// embedded resource, with its bytes, to a client that did not declare
 	// the files.download capability (see [NewFileContent]); a larger file
@@ -296,6 +309,12 @@ func (o *Options) fillDefaults() error {
 	}
 	if o.Quota == 0 {
 		o.Quota = DefaultQuota
+	}
+	if o.AnonymousQuota == 0 && o.Quota > 0 {
+		o.AnonymousQuota = math.MaxInt64 // past any store
+		if o.Quota <= math.MaxInt64/DefaultAnonymousQuotas {
+			o.AnonymousQuota = DefaultAnonymousQuotas * o.Quota
+		}
 	}
 	if o.Upload.Quota != 0 && o.Upload.Quota != o.Quota {
 		return fmt.Errorf("transfer.Register: Options.Upload.Quota %d differs from Options.Quota %d: set Options.Quota alone, the one quota of every upload path", o.Upload.Quota, o.Quota)

@@ -154,7 +154,7 @@ func newConfig(o Options) (*config, error) {
 		}
 		c.Store = ds
 	}
-	c.quota = newQuota(c.Store, c.Quota)
+	c.quota = newQuota(c.Store, c.Quota).withAnonymous(c.Store, c.AnonymousQuota)
 	base := strings.TrimSuffix(o.PublicURL, "/") + "/"
 	c.uploadURL, c.downloadURL = base+UploadPath, base+DownloadPath+"/"
 	c.pageURL, c.pagePostURL, c.publicOrigin = base+PagePath+"/", base+PagePath, origin(u)
@@ -182,6 +182,14 @@ func (c *config) owner(extra *mcp.RequestExtra, ss *mcp.ServerSession) (string, 
 // of the session ID, which the store records and must not hold (whoever
 // has the ID can speak in the session); the NUL it starts with keeps it
 // from any principal an auth layer names.
+// anonymous reports whether owner is that of a caller without auth.
+func anonymous(owner string) bool {
+	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
+}
+
+// sessionOwnerPrefix starts the owner of an anonymous session.
+const sessionOwnerPrefix = "\x00session "
+
 func anonymousOwner(ss *mcp.ServerSession) string {
 	if ss == nil {
 		return ""
@@ -195,7 +203,7 @@ func sessionOwner(sid string) string {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(sid))
-	return "\x00session " + base64.RawURLEncoding.EncodeToString(sum[:18])
+	return sessionOwnerPrefix + base64.RawURLEncoding.EncodeToString(sum[:18])
 }
 
 func (c *config) principal(ti *auth.TokenInfo) (string, error) {
@@ -217,6 +225,7 @@ func (c *config) handler() http.Handler {
 	uo.Owner = c.httpOwner
 	uo.fillDefaults()
 	up := newUploadHandler(uo, c.bufs)
+	up.quota = c.quota // with the bound on callers without auth
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dir, last := splitLast(r.URL.Path)
 		switch {
