@@ -102,7 +102,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			return ans, safeError(err)
 		}
 		f := File{MediaType: res.MediaType, Params: res.Params, Name: res.Name,
-			content: &fileContent{ext: &extFile{size: res.Size, open: res.Open}}}
+			content: &fileContent{ext: &extFile{size: res.Size, open: res.Open}, release: res.Release}}
 		fv := fieldOf(reflect.ValueOf(&ans.Value).Elem(), pf.index)
 		if pf.kind == pointer {
 			fv.Set(reflect.ValueOf(&f))

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,6 +80,10 @@ type fileContent struct {
 	ext   *extFile  // the bytes, elsewhere (an uploaded file); or
 	ref   *string   // an uploaded file's URI, until it is resolved; or
 	fetch *fetchRef // a file to download, until it is fetched
+
+	// release deletes the stored file an uploaded file was resolved from
+	// (whether its bytes are in mem or ext); nil for every other File.
+	release func(context.Context) error
 }
 
 // fetchRef is a file a host named by URL (a ChatGPT file object), with
@@ -137,6 +142,24 @@ func (f File) Bytes() []byte {
 		return nil
 	}
 	return *f.content.mem
+}
+
+// Release deletes an uploaded file from the server's store once the
+// handler is done with it, so that its bytes stop counting against the
+// owner's quota at once rather than when the file expires
+// (transfer.Options.FileTTL). Only the caller that uploaded the file can
+// have it as a File, in a call it made, so only the owner releases it.
+// After Release, [File.Open] of a File whose bytes were in the store fails,
+// and the file's URI resolves as a file no upload has completed under;
+// bytes already in memory ([File.Bytes]) stay readable. Releasing a file
+// twice, or one that has expired, is not an error. For every other File
+// (inline, fetched, or from [NewFile]) Release does nothing and returns
+// nil: nothing of it is stored. The error is the store's.
+func (f File) Release(ctx context.Context) error {
+	if f.content == nil || f.content.release == nil {
+		return nil
+	}
+	return f.content.release(ctx)
 }
 
 // errUnresolved is Open's error for a File that still refers to an

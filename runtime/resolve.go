@@ -195,9 +195,9 @@ func resolveOne(ctx context.Context, ft *fetch.Fetcher, arg string, f *File, d d
 		if err != nil {
 			return &readError{arg}
 		}
-		*c = fileContent{mem: &data}
+		*c = fileContent{mem: &data, release: res.Release}
 	} else {
-		*c = fileContent{ext: &extFile{size: res.Size, open: res.Open}}
+		*c = fileContent{ext: &extFile{size: res.Size, open: res.Open}, release: res.Release}
 	}
 	f.MediaType, f.Params = res.MediaType, res.Params
 	if f.Name == "" { // a companion filename argument, when there is one, wins

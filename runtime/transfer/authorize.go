@@ -32,12 +32,12 @@ const shortLen = 12
 const defaultMediaType = "application/octet-stream"
 
 // authorizeUpload serves files/authorizeUpload.
-func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
 	if p == nil {
 		p = new(AuthorizeUploadParams)
 	}
 	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, ss)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: " + err.Error()}
 	}
@@ -77,12 +77,12 @@ func (c *config) authorizeUpload(ctx context.Context, _ *mcp.ServerSession, p *A
 	}
 
 	// The owner's quota.
-	switch used, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
+	switch u, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
 	case err != nil:
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)
 	case !ok:
-		total, limit := used+size, c.quota.limit
-		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: the caller holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, size, limit),
+		total, limit := u.held+size, u.limit
+		return nil, InvalidFileError(fmt.Sprintf("files/authorizeUpload: quota exceeded: %s %d bytes of uploaded files, and %d more would pass the quota of %d", u.holds("the caller"), u.held, size, limit),
 			ErrorData{Reason: ReasonQuotaExceeded, MaxSize: &limit, ActualSize: &total})
 	}
 
@@ -197,12 +197,12 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 
 // authorizeDownload serves files/authorizeDownload: the metadata of the
 // file a URI names, and a signed, expiring GET of its bytes.
-func (c *config) authorizeDownload(ctx context.Context, _ *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+func (c *config) authorizeDownload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
 	if p == nil || p.URI == "" {
 		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
 	}
 	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, ss)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
 	}

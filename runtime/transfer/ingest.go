@@ -23,10 +23,30 @@ import (
 // every path shares too, is logInternal, in refusal.go.)
 
 // A quota is the one check of how many bytes of unexpired uploaded files
-// an owner may hold, in a store that counts them ([store.Usager]).
+// an owner may hold, in a store that counts them ([store.Usager]), and of
+// how many the store may hold in all for a caller without auth to add one
+// (a [store.TotalUsager]).
 type quota struct {
-	usage store.Usager // nil: no quota
-	limit int64
+	usage     store.Usager // nil: no quota
+	limit     int64
+	total     store.TotalUsager // nil: no bound on callers without auth together
+	anonLimit int64
+}
+
+// A quotaUse is what a quota check found: the bytes held against the bound
+// that applies, and the bound.
+type quotaUse struct {
+	held, limit int64
+	shared      bool // the bound of callers without auth together, not the caller's own
+}
+
+// holds says who holds u.held: one (the caller as the path calls it) for
+// the caller's own bound.
+func (u quotaUse) holds(one string) string {
+	if u.shared {
+		return "callers without auth share a limit on the whole server, which holds"
+	}
+	return one + " holds"
 }
 
 // newQuota is the quota of limit bytes in s; none when limit is not
@@ -38,20 +58,45 @@ func newQuota(s store.Store, limit int64) quota {
 	return quota{}
 }
 
+// withAnonymous adds to q the bound of limit bytes on the store as a whole
+// for callers without auth, when limit is positive and the store counts
+// its total.
+func (q quota) withAnonymous(s store.Store, limit int64) quota {
+	if tu, ok := s.(store.TotalUsager); ok && q.usage != nil && limit > 0 {
+		q.total, q.anonLimit = tu, limit
+	}
+	return q
+}
+
 // admits reports whether a file of size bytes could be held at all.
 func (q quota) admits(size int64) bool { return q.usage == nil || size <= q.limit }
 
 // check returns what owner holds at now, and whether size bytes more stay
-// within the quota (always, when there is none); err is the store's.
-func (q quota) check(ctx context.Context, owner string, size int64, now time.Time) (used int64, ok bool, err error) {
+// within the quota (always, when there is none); for a caller without auth
+// (anonymous), also within the bound of the store as a whole, and when
+// they do not, what the store holds. err is the store's.
+func (q quota) check(ctx context.Context, owner string, size int64, now time.Time) (quotaUse, bool, error) {
 	if q.usage == nil {
-		return 0, true, nil
+		return quotaUse{}, true, nil
 	}
-	used, err = q.usage.Usage(ctx, owner, now)
+	used, err := q.usage.Usage(ctx, owner, now)
 	if err != nil {
-		return 0, false, err
+		return quotaUse{}, false, err
 	}
-	return used, used <= q.limit-size, nil
+	u := quotaUse{held: used, limit: q.limit}
+	if used > q.limit-size {
+		return u, false, nil
+	}
+	if q.total != nil && anonymous(owner) {
+		all, err := q.total.TotalUsage(ctx, now)
+		if err != nil {
+			return quotaUse{}, false, err
+		}
+		if all > q.anonLimit-size {
+			return quotaUse{held: all, limit: q.anonLimit, shared: true}, false, nil
+		}
+	}
+	return u, true, nil
 }
 
 // An ingest is one file's way into a store: create the object under its

@@ -7,6 +7,7 @@ package transfer
 import (
 	"fmt"
 	"log"
+	"math"
 	"net/http"
 	"time"
 
@@ -42,6 +43,16 @@ const (
 	// DefaultMaxPagesPerCaller bounds those of one caller: a principal, or,
 	// without auth, a session.
 	DefaultMaxPagesPerCaller = 16
+)
+
+// Defaults of the zero [Options]: the life of stored files.
+const (
+	// DefaultReadFileTTL is how long an uploaded file stays in the store
+	// after the last tools/call that read it returned.
+	DefaultReadFileTTL = time.Hour
+	// DefaultAnonymousQuotas is how many Quotas callers without auth may
+	// hold together when AnonymousQuota is zero.
+	DefaultAnonymousQuotas = 4
 )
 
 // Defaults of the zero [UploadOptions].
@@ -106,13 +117,21 @@ type Options struct {
 	// (mcp-file://<host>/…). Empty means PublicURL's host, lower-cased.
 	Host string
 
-	// Store is where uploaded files go. Nil means the process's default
-	// store: a [diskstore] in the directory "mcpfile/uploads" under the
-	// user's cache directory (os.UserCacheDir), made readable by its owner
-	// only and refused if anyone else could write to it, shared by every
-	// server of the process and swept every DefaultSweepInterval by one
-	// goroutine. Pass your own (and run [store.RunSweeper] for it) to put
-	// files elsewhere, or to share them between replicas.
+	// Store is where uploaded files go. Nil means the default store of
+	// the signing key (the first of Keys): a [diskstore] in the directory
+	// "mcpfile/uploads/<hash of the key id>" under the user's cache
+	// directory (os.UserCacheDir), made readable by its owner only and
+	// refused if anyone else could write to it. The servers of every
+	// process with the same signing key share it; a process with another
+	// key (a random one each start, or after a rotation) starts with a
+	// directory of its own, empty, since its URIs open no file of the
+	// other's (after a rotation, the files uploaded under the previous
+	// signing key are then not found: a server that rotates keys and
+	// keeps its files across the rotation passes a Store). One goroutine of the process sweeps every key's directory
+	// every DefaultSweepInterval, so that the expired files of a key no
+	// process holds any more are deleted too. Pass your own (and run
+	// [store.RunSweeper] for it) to put files elsewhere, or to share them
+	// between replicas.
 	Store store.Store
 
 	// Owner returns the principal that the SDK's auth token info names:
@@ -121,8 +140,13 @@ type Options struct {
 	// principal is "" is refused (the SDK's UserID is optional: set it in
 	// the token verifier, or set Owner), so that users of a verifier that
 	// names nobody do not all share one principal. Without auth (no token
-	// info) the principal is "", and the signed, unguessable file URI itself
-	// is the capability.
+	// info) the owner is the caller's session where the protocol has
+	// sessions with IDs (2025-11-25 over streamable HTTP): each anonymous
+	// session has a quota of its own, and a file URI works in the session
+	// that uploaded the file only. Where it has none (stdio, a single
+	// client; 2026-07-28, stateless), the owner is "", one for every
+	// anonymous caller, and the signed, unguessable file URI itself is the
+	// capability.
 	Owner func(*auth.TokenInfo) string
 
 	// AuthorizationTTL is how long an upload descriptor may be used. Zero
@@ -138,10 +162,31 @@ type Options struct {
 	// file can have expired: AuthorizationTTL + FileTTL after it was issued.
 	FileTTL time.Duration
 
+	// ReadFileTTL is how long an uploaded file stays in the store once a
+	// tools/call has read it (resolved it for its handler, in its
+	// arguments or an elicitation's answer): it is deleted ReadFileTTL
+	// after the last call of this process that read it returned, and never
+	// while such a call runs, unless FileTTL ends it first. A file the
+	// caller sends again within ReadFileTTL is found; a handler done with
+	// a file sooner releases it (runtime.File.Release). The count is the
+	// process's: a restart forgets it (FileTTL still holds), and with
+	// replicas each deletes after its own calls. Zero means
+	// DefaultReadFileTTL; a negative value leaves files read to FileTTL.
+	ReadFileTTL time.Duration
+
 	// Quota is how many bytes of unexpired uploaded files one owner may
 	// hold, for stores that count them ([store.Usager]; diskstore and
 	// memstore do). Zero means DefaultQuota; a negative value, no quota.
 	Quota int64
+
+	// AnonymousQuota bounds what callers without auth add together, since
+	// each anonymous session has a Quota of its own and sessions cost a
+	// client nothing: a caller without auth may add a file only while the
+	// store holds, in all (every owner's unexpired files), no more than
+	// AnonymousQuota with it, for stores that count their total
+	// ([store.TotalUsager]; diskstore and memstore do). Zero means
+	// DefaultAnonymousQuotas times Quota; a negative value, no such bound.
+	AnonymousQuota int64
 
 	// MaxEmbeddedOutput is the largest file a tool result carries in an
 	// embedded resource, with its bytes, to a client that did not declare
@@ -250,6 +295,9 @@ func (o *Options) fillDefaults() error {
 	if o.FileTTL <= 0 {
 		o.FileTTL = DefaultUploadTTL
 	}
+	if o.ReadFileTTL == 0 {
+		o.ReadFileTTL = DefaultReadFileTTL
+	}
 	if o.PageTTL <= 0 {
 		o.PageTTL = DefaultPageTTL
 	}
@@ -261,6 +309,12 @@ func (o *Options) fillDefaults() error {
 	}
 	if o.Quota == 0 {
 		o.Quota = DefaultQuota
+	}
+	if o.AnonymousQuota == 0 && o.Quota > 0 {
+		o.AnonymousQuota = math.MaxInt64 // past any store
+		if o.Quota <= math.MaxInt64/DefaultAnonymousQuotas {
+			o.AnonymousQuota = DefaultAnonymousQuotas * o.Quota
+		}
 	}
 	if o.Upload.Quota != 0 && o.Upload.Quota != o.Quota {
 		return fmt.Errorf("transfer.Register: Options.Upload.Quota %d differs from Options.Quota %d: set Options.Quota alone, the one quota of every upload path", o.Upload.Quota, o.Quota)

@@ -70,7 +70,7 @@ func Save(ctx context.Context, out Output) (FileValue, error) {
 	if len(name) > token.MaxNameLen {
 		name = runtime.SanitizeName(name[:token.MaxNameLen])
 	}
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, res.session)
 	if err != nil {
 		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
 	}
@@ -229,7 +229,7 @@ func cmpName(name string) string {
 
 // readOutput reads the file uri of the caller of req, of size bytes.
 func (c *config) readOutput(ctx context.Context, req *mcp.CallToolRequest, uri string, size int64) ([]byte, bool) {
-	owner, err := c.owner(req.Extra)
+	owner, err := c.owner(req.Extra, req.Session)
 	if err != nil {
 		return nil, false
 	}

@@ -170,11 +170,13 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if name == "" {
 		return 0, refuseNoFile
 	}
-	switch used, ok, err := c.quota.check(ctx, claims.Owner, claims.Size, c.Now()); {
+	switch u, ok, err := c.quota.check(ctx, claims.Owner, claims.Size, c.Now()); {
 	case err != nil:
 		return 0, c.pageInternal(r, "store usage", err)
+	case !ok && u.shared:
+		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of files; with one of up to %s that would pass the %s it takes from people who are not signed in. Try again later.", humanSize(u.held), humanSize(claims.Size), humanSize(u.limit)))
 	case !ok:
-		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(used), humanSize(claims.Size), humanSize(c.quota.limit)))
+		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(u.held), humanSize(claims.Size), humanSize(u.limit)))
 	}
 
 	// The first bytes decide the media type, before anything is stored.

@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -75,5 +76,90 @@ func TestOneQuota(t *testing.T) {
 		if ok := err == nil; ok != tc.ok || (err != nil && !strings.Contains(err.Error(), "Options.Upload.Quota")) {
 			t.Errorf("Register with Quota %d, Upload.Quota %d: %v, want ok %v", tc.quota, tc.upload, err, tc.ok)
 		}
+	}
+}
+
+// TestQuotaPerAnonymousSession: without auth, the callers of a protocol
+// with sessions (2025-11-25 over streamable HTTP) each have a quota of
+// their own, and one cannot use another's file: one anonymous client that
+// holds its quota does not lock out the next.
+func TestQuotaPerAnonymousSession(t *testing.T) {
+	connect := sessionsServer(t, transfer.Options{Quota: 10000})
+	a, b := connect(), connect()
+	six := bytes.Repeat([]byte("x"), 6000)
+	uri := uploadFile(t, t.Context(), a, "a.txt", "text/plain", six)
+	if _, err := authorize(t.Context(), a, declare("b.txt", "text/plain", six)); !isQuotaExceeded(err) {
+		t.Errorf("the first session's second 6000 bytes under a quota of 10000: %v, want quotaExceeded", err)
+	}
+	if _, err := authorize(t.Context(), b, declare("b.txt", "text/plain", six)); err != nil {
+		t.Errorf("another anonymous session's first 6000 bytes: %v, want a quota of its own", err)
+	}
+	text, isErr := callText(t, b, "analyze", map[string]any{"document": uri})
+	if !isErr || !strings.Contains(text, "did not issue it to this caller") {
+		t.Errorf("another session's file URI = %q (isError %v), want it refused as not this caller's", text, isErr)
+	}
+	if text, isErr := callText(t, a, "analyze", map[string]any{"document": uri}); isErr {
+		t.Errorf("the uploading session's own file URI: %s", text)
+	}
+}
+
+// TestAnonymousQuotaTogether: callers without auth, each within its own
+// quota, are refused together once the store holds AnonymousQuota, with
+// an error that says the limit is shared; by default that is four quotas.
+func TestAnonymousQuotaTogether(t *testing.T) {
+	connect := sessionsServer(t, transfer.Options{Quota: 10000, AnonymousQuota: 15000})
+	six := bytes.Repeat([]byte("x"), 6000)
+	uploadFile(t, t.Context(), connect(), "a.txt", "text/plain", six)
+	uploadFile(t, t.Context(), connect(), "b.txt", "text/plain", six)
+	_, err := authorize(t.Context(), connect(), declare("c.txt", "text/plain", six))
+	d, ok := transfer.ErrorDataOf(err)
+	if !ok || d.Reason != transfer.ReasonQuotaExceeded || *d.MaxSize != 15000 || *d.ActualSize != 18000 || !strings.Contains(err.Error(), "callers without auth share a limit") {
+		t.Errorf("a third anonymous session past AnonymousQuota 15000: %v (data %+v), want quotaExceeded of the shared limit", err, d)
+	}
+
+	connect = sessionsServer(t, transfer.Options{Quota: 10000})
+	for i := range 4 {
+		uploadFile(t, t.Context(), connect(), "a.txt", "text/plain", bytes.Repeat([]byte("x"), 9000+i))
+	}
+	if _, err := authorize(t.Context(), connect(), declare("e.txt", "text/plain", six)); !isQuotaExceeded(err) {
+		t.Errorf("a fifth anonymous session past four quotas held: %v, want quotaExceeded", err)
+	}
+}
+
+// sessionsServer starts a server of o (its Keys, PublicURL and Store, a
+// diskstore, set here) with the analyze tool over streamable HTTP with
+// sessions, and returns what connects a new anonymous client session on
+// 2025-11-25.
+func sessionsServer(t *testing.T, o transfer.Options) func() *mcp.ClientSession {
+	t.Helper()
+	st, err := diskstore.New(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	o.Keys, o.PublicURL, o.Store = testKeys(t), ts.URL+"/files/", st
+	h, err := transfer.Register(s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
+	mux.Handle("/files/", h)
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	return func() *mcp.ClientSession {
+		t.Helper()
+		c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
+		enableFiles(t, c)
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		if cs.ID() == "" {
+			t.Fatal("the streamable HTTP session has no ID")
+		}
+		return cs
 	}
 }

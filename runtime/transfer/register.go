@@ -2,24 +2,19 @@ package transfer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
-	"log"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
-	"github.com/mcpfile/mcpfile/runtime/transfer/store"
-	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
@@ -75,13 +70,22 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeDownload, c.authorizeDownload); err != nil {
 		return nil, fmt.Errorf("transfer.Register: %w", err)
 	}
-	res := &resolver{c}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "tools/call", MethodAuthorizeUpload, MethodAuthorizeDownload:
 				// Where file URIs are resolved (tools/call, elicitation
 				// answers included) and files authorized.
+				ss, _ := req.GetSession().(*mcp.ServerSession)
+				res := &resolver{c: c, session: ss}
+				if method == "tools/call" {
+					res.reads = new(callReads)
+					defer func() {
+						for _, id := range res.reads.take() {
+							c.reads.end(c, id, c.ReadFileTTL)
+						}
+					}()
+				}
 				ctx = hook.WithResolver(ctx, res, req.GetExtra())
 			}
 			r, err := next(ctx, method, req)
@@ -115,6 +119,7 @@ type config struct {
 	quota        quota  // the one quota of every upload path
 	pages        *pages
 	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
+	reads        *readFiles  // the files calls read, for ReadFileTTL
 }
 
 func newConfig(o Options) (*config, error) {
@@ -141,14 +146,15 @@ func newConfig(o Options) (*config, error) {
 	}
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
+	c.reads = newReadFiles()
 	if c.Store == nil {
-		ds, err := defaultStore(c.ErrorLog)
+		ds, err := defaultStore(c.Keys, c.ErrorLog)
 		if err != nil {
 			return nil, fmt.Errorf("transfer.Register: the default store: %w (or set Options.Store)", err)
 		}
 		c.Store = ds
 	}
-	c.quota = newQuota(c.Store, c.Quota)
+	c.quota = newQuota(c.Store, c.Quota).withAnonymous(c.Store, c.AnonymousQuota)
 	base := strings.TrimSuffix(o.PublicURL, "/") + "/"
 	c.uploadURL, c.downloadURL = base+UploadPath, base+DownloadPath+"/"
 	c.pageURL, c.pagePostURL, c.publicOrigin = base+PagePath+"/", base+PagePath, origin(u)
@@ -158,13 +164,46 @@ func newConfig(o Options) (*config, error) {
 // errNoPrincipal: the request has auth token info that names no principal.
 var errNoPrincipal = errors.New("the request's auth token info names no principal: set UserID in the token verifier, or transfer.Options.Owner")
 
-// owner is the principal of a request whose extra is given: "" without
-// auth token info, an error when the token info names none.
-func (c *config) owner(extra *mcp.RequestExtra) (string, error) {
+// owner is the principal of a request whose extra is given, made in
+// session ss (nil when unknown): without auth token info, the anonymous
+// owner of ss; an error when the token info names none.
+func (c *config) owner(extra *mcp.RequestExtra, ss *mcp.ServerSession) (string, error) {
 	if extra == nil || extra.TokenInfo == nil {
-		return "", nil
+		return anonymousOwner(ss), nil
 	}
 	return c.principal(extra.TokenInfo)
+}
+
+// anonymousOwner is the owner of the files of a caller without auth in
+// session ss: one owner per session where the protocol has sessions with
+// IDs (2025-11-25 over streamable HTTP), so that anonymous clients do not
+// share one quota, and "" where it has none (stdio, whose one session is
+// one client; 2026-07-28, where each request stands alone). It is a hash
+// of the session ID, which the store records and must not hold (whoever
+// has the ID can speak in the session); the NUL it starts with keeps it
+// from any principal an auth layer names.
+// anonymous reports whether owner is that of a caller without auth.
+func anonymous(owner string) bool {
+	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
+}
+
+// sessionOwnerPrefix starts the owner of an anonymous session.
+const sessionOwnerPrefix = "\x00session "
+
+func anonymousOwner(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	return sessionOwner(ss.ID())
+}
+
+// sessionOwner is the anonymous owner of the session whose ID is sid.
+func sessionOwner(sid string) string {
+	if sid == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(sid))
+	return sessionOwnerPrefix + base64.RawURLEncoding.EncodeToString(sum[:18])
 }
 
 func (c *config) principal(ti *auth.TokenInfo) (string, error) {
@@ -186,6 +225,7 @@ func (c *config) handler() http.Handler {
 	uo.Owner = c.httpOwner
 	uo.fillDefaults()
 	up := newUploadHandler(uo, c.bufs)
+	up.quota = c.quota // with the bound on callers without auth
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dir, last := splitLast(r.URL.Path)
 		switch {
@@ -228,60 +268,4 @@ func splitLast(p string) (dir, last string) {
 func lastSegmentOf(p string) string {
 	_, last := splitLast(p)
 	return last
-}
-
-// The process's default store, made once.
-var (
-	defaultOnce  sync.Once
-	defaultDS    *diskstore.Store
-	defaultDSErr error
-)
-
-// defaultStore returns the process's default store (see Options.Store),
-// making it and starting its sweeper the first time.
-func defaultStore(errorLog *log.Logger) (*diskstore.Store, error) {
-	defaultOnce.Do(func() {
-		dir, err := defaultDir()
-		if err != nil {
-			defaultDSErr = err
-			return
-		}
-		defaultDS, defaultDSErr = diskstore.New(dir, nil)
-		if defaultDSErr != nil {
-			return
-		}
-		ds := defaultDS
-		go store.RunSweeper(context.Background(), ds, DefaultSweepInterval, func(_ int, err error) {
-			if err != nil {
-				errorLog.Printf("transfer: sweeping the default store %s: %v", dir, err)
-			}
-		})
-	})
-	return defaultDS, defaultDSErr
-}
-
-// defaultDir makes, or checks, the default store's directory: under the
-// user's cache directory, a directory (not a link to one) that belongs to
-// this user and that no one else can write to, since whoever can write
-// there can plant or swap files.
-func defaultDir() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(cache, "mcpfile", "uploads")
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return "", err
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := privateDir(dir, fi); err != nil {
-		return "", err
-	}
-	return dir, nil
 }

@@ -311,7 +311,9 @@ func TestFileURIRefusals(t *testing.T) {
 	for _, bad := range []string{"mcp-file://127.0.0.1/../../etc/passwd", "mcp-file://127.0.0.1/%2e%2e%2fx.k.1.m", "mcp-file:///etc/passwd", "mcp-file://127.0.0.1/a\x00b.k.1.m", "mcp-file://127.0.0.1/file_X.k1.1.garbage", "mcp-file:garbage"} {
 		wantToolError(t, cs, bad, "Argument 'image' is not a usable file URI: it is not a file URI this server issued; send the uri that files/authorizeUpload returned, unchanged, or upload the file again.")
 	}
-	other, _ := keys.FileURI(token.FileRef{Host: "elsewhere.example", FileID: "file_X", Expires: time.Now().Add(time.Hour)})
+	// Without auth, the caller is its session.
+	anon := transfer.SessionOwner(cs.ID())
+	other, _ := keys.FileURI(token.FileRef{Host: "elsewhere.example", FileID: "file_X", Owner: anon, Expires: time.Now().Add(time.Hour)})
 	wantToolError(t, cs, other, "Argument 'image' is not a usable file URI: it was issued by another server")
 
 	// A PDF (authorized for the blob tool) sent to the image field breaks its accept.
@@ -323,7 +325,7 @@ func TestFileURIRefusals(t *testing.T) {
 	// Text stored as a PNG by a path that does not sniff (a presigned
 	// upload straight to the backend) fails the image field's content check.
 	text := []byte("not a png at all, just text")
-	w, err := st.Create(t.Context(), "file_TEXT", store.Meta{Size: int64(len(text)), MediaType: "image/png"})
+	w, err := st.Create(t.Context(), "file_TEXT", store.Meta{Size: int64(len(text)), MediaType: "image/png", Owner: anon})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +333,7 @@ func TestFileURIRefusals(t *testing.T) {
 	if err := w.Commit(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	uri, _ := keys.FileURI(token.FileRef{Host: "127.0.0.1:" + s.url[strings.LastIndexByte(s.url, ':')+1:], FileID: "file_TEXT", Expires: time.Now().Add(time.Hour)})
+	uri, _ := keys.FileURI(token.FileRef{Host: "127.0.0.1:" + s.url[strings.LastIndexByte(s.url, ':')+1:], FileID: "file_TEXT", Owner: anon, Expires: time.Now().Add(time.Hour)})
 	wantToolError(t, cs, uri, "Argument 'image' fails the content check: declared \"image/png\" but the bytes are text")
 
 	// Expired: two days later the URI is past its expiry.

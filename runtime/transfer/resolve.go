@@ -16,9 +16,13 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
-// resolver resolves the file URIs of one server's requests for the
+// resolver resolves the file URIs of one request of a server for the
 // runtime (see hook.Resolver).
-type resolver struct{ c *config }
+type resolver struct {
+	c       *config
+	session *mcp.ServerSession // the request's; nil when unknown
+	reads   *callReads         // the files a tools/call resolved; nil for other requests
+}
 
 var _ hook.Resolver = (*resolver)(nil)
 
@@ -50,7 +54,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		logInternal(c.ErrorLog, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
-	owner, err := c.owner(extra)
+	owner, err := c.owner(extra, r.session)
 	if err != nil {
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
 	}
@@ -98,6 +102,10 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		params = nil
 	}
 	st, id, size := c.Store, ref.FileID, m.Size
+	if r.reads != nil && c.ReadFileTTL > 0 {
+		c.reads.begin(id)
+		r.reads.add(id)
+	}
 	return hook.Resolved{
 		MediaType: mt,
 		Params:    params,
@@ -113,5 +121,6 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 			}
 			return rd, err
 		},
+		Release: func(ctx context.Context) error { return c.release(ctx, id) },
 	}, nil
 }

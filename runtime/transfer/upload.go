@@ -149,11 +149,11 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	}
 
 	// 6. Quota: what the owner holds, and this file, within the limit.
-	switch used, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
+	switch u, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
 	case err != nil:
 		return httpInternal(h.o.ErrorLog, r, "upload", "store usage", err)
 	case !ok:
-		return refuseQuota.says(fmt.Sprintf("quota exceeded: the owner holds %d bytes of uploaded files, and %d more would pass the quota of %d", used, c.Size, h.quota.limit))
+		return refuseQuota.says(fmt.Sprintf("quota exceeded: %s %d bytes of uploaded files, and %d more would pass the quota of %d", u.holds("the owner"), u.held, c.Size, u.limit))
 	}
 
 	// 7–9. Create the object (a committed one under the ID means the token

@@ -53,6 +53,10 @@ type Resolved struct {
 	Name      string            // sanitized, "" for none
 	Size      int64
 	Open      func() (Reader, error) // a new reader of the bytes on each call
+	// Release deletes the stored file, for runtime.File.Release: the
+	// owner's quota no longer counts it. Deleting one already gone is not
+	// an error.
+	Release func(ctx context.Context) error
 }
 
 // A Resolver resolves the file URIs of one server's requests.

@@ -201,6 +201,14 @@ type Usager interface {
 	Usage(ctx context.Context, owner string, now time.Time) (int64, error)
 }
 
+// A TotalUsager is a [Usager] that can also tell how many bytes of
+// unexpired objects it holds in all, of every owner, with its open writers
+// counted as Usage counts them: what the transfer layer holds callers
+// without auth to, together. diskstore and memstore implement it.
+type TotalUsager interface {
+	TotalUsage(ctx context.Context, now time.Time) (int64, error)
+}
+
 // Writer writes one object. It is not safe for concurrent use, but its
 // methods may be called from different goroutines one after the other: the
 // upload handler writes each part of a file from a goroutine of its own.

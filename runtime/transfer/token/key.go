@@ -130,6 +130,16 @@ func (r *Keyring) signer() (*Key, error) {
 	return &r.keys[0], nil
 }
 
+// SigningKeyID returns the id of the key that seals: the first. It is
+// "" for a nil or zero Keyring.
+func (r *Keyring) SigningKeyID() string {
+	k, err := r.signer()
+	if err != nil {
+		return ""
+	}
+	return k.id
+}
+
 // lookup returns the key named id, or nil.
 func (r *Keyring) lookup(id string) *Key {
 	if r == nil {

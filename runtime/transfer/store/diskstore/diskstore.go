@@ -120,8 +120,9 @@ type Store struct {
 }
 
 var (
-	_ store.Store  = (*Store)(nil)
-	_ store.Usager = (*Store)(nil)
+	_ store.Store       = (*Store)(nil)
+	_ store.Usager      = (*Store)(nil)
+	_ store.TotalUsager = (*Store)(nil)
 )
 
 const (
@@ -205,6 +206,16 @@ func (s *Store) Usage(ctx context.Context, owner string, now time.Time) (int64, 
 		return 0, err
 	}
 	return s.index.usage(owner, now), nil
+}
+
+// TotalUsage implements [store.TotalUsager] from the same index as
+// [Store.Usage]: the bytes of every owner's objects unexpired at now and
+// of every open writer of this Store.
+func (s *Store) TotalUsage(ctx context.Context, now time.Time) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.index.totalUsage(now), nil
 }
 
 func check(ctx context.Context, id string) error {

@@ -25,6 +25,8 @@ type index struct {
 	writers map[string]reservation // open writers, by temporary file name
 	owners  map[string]*account    // by owner, while it has objects or writers
 	epoch   uint64                 // of the latest Sweep
+	total   int64                  // the bytes of every account
+	all     allExpiries            // every object that has an Expires
 }
 
 // An account is what one owner holds.
@@ -40,6 +42,7 @@ type entry struct {
 	size    int64
 	expires time.Time // zero: never
 	at      int       // position in the owner's expiring heap, -1 if none
+	allAt   int       // position in the index's heap of all, -1 if none
 	seen    uint64    // epoch of the last Sweep that found it, or of its commit
 }
 
@@ -72,6 +75,14 @@ func (x *index) usage(owner string, now time.Time) int64 {
 		return 0
 	}
 	return a.bytes - a.expiring.expiredBytes(0, now)
+}
+
+// totalUsage returns the bytes of every owner's objects unexpired at now
+// and of every open writer.
+func (x *index) totalUsage(now time.Time) int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.total - x.all.expiredBytes(0, now)
 }
 
 // reserve counts size bytes, the most the writer of temporary file name
@@ -121,11 +132,12 @@ func (x *index) add(id string, m store.Meta) {
 
 func (x *index) addLocked(id string, m store.Meta, seen uint64) {
 	x.removeLocked(id)
-	e := &entry{owner: m.Owner, size: m.Size, expires: m.Expires, at: -1, seen: seen}
+	e := &entry{owner: m.Owner, size: m.Size, expires: m.Expires, at: -1, allAt: -1, seen: seen}
 	x.objects[id] = e
 	a := x.charge(e.owner, e.size)
 	if !e.expires.IsZero() {
 		heap.Push(&a.expiring, e)
+		heap.Push(&x.all, e)
 	}
 }
 
@@ -145,6 +157,9 @@ func (x *index) removeLocked(id string) {
 	if e.at >= 0 {
 		heap.Remove(&x.owners[e.owner].expiring, e.at)
 	}
+	if e.allAt >= 0 {
+		heap.Remove(&x.all, e.allAt)
+	}
 	x.credit(e.owner, e.size)
 }
 
@@ -158,6 +173,7 @@ func (x *index) charge(owner string, size int64) *account {
 	}
 	a.bytes += size
 	a.refs++
+	x.total += size
 	return a
 }
 
@@ -167,6 +183,7 @@ func (x *index) credit(owner string, size int64) {
 	a := x.owners[owner]
 	a.bytes -= size
 	a.refs--
+	x.total -= size
 	if a.refs == 0 {
 		delete(x.owners, owner)
 	}
@@ -238,6 +255,41 @@ func (h *expiries) Pop() any {
 // subtree at i. A node expires no later than its children, so the walk
 // stops at the first unexpired node of each branch.
 func (h expiries) expiredBytes(i int, now time.Time) int64 {
+	if i >= len(h) || !h[i].expired(now) {
+		return 0
+	}
+	return h[i].size + h.expiredBytes(2*i+1, now) + h.expiredBytes(2*i+2, now)
+}
+
+// allExpiries is the min-heap of every owner's entries by expiry, for
+// container/heap: expiries, with its positions kept in allAt.
+type allExpiries []*entry
+
+func (h allExpiries) Len() int           { return len(h) }
+func (h allExpiries) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h allExpiries) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].allAt, h[j].allAt = i, j
+}
+
+func (h *allExpiries) Push(v any) {
+	e := v.(*entry)
+	e.allAt = len(*h)
+	*h = append(*h, e)
+}
+
+func (h *allExpiries) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.allAt = -1
+	return e
+}
+
+// expiredBytes returns the bytes of the entries expired at now in the
+// subtree at i, as expiries.expiredBytes does.
+func (h allExpiries) expiredBytes(i int, now time.Time) int64 {
 	if i >= len(h) || !h[i].expired(now) {
 		return 0
 	}

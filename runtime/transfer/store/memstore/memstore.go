@@ -39,8 +39,9 @@ type object struct {
 }
 
 var (
-	_ store.Store  = (*Store)(nil)
-	_ store.Usager = (*Store)(nil)
+	_ store.Store       = (*Store)(nil)
+	_ store.Usager      = (*Store)(nil)
+	_ store.TotalUsager = (*Store)(nil)
 )
 
 // New returns an empty Store. A nil o means the zero Options.
@@ -92,6 +93,27 @@ func (s *Store) Usage(ctx context.Context, owner string, now time.Time) (int64, 
 	n := s.reserved[owner]
 	for _, o := range s.objects {
 		if o.meta.Owner == owner && !o.meta.Expired(now) {
+			n += o.meta.Size
+		}
+	}
+	return n, nil
+}
+
+// TotalUsage implements [store.TotalUsager]: the bytes of every owner's
+// committed objects unexpired at now, and of every open writer. It looks
+// at every object.
+func (s *Store) TotalUsage(ctx context.Context, now time.Time) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, r := range s.reserved {
+		n += r
+	}
+	for _, o := range s.objects {
+		if !o.meta.Expired(now) {
 			n += o.meta.Size
 		}
 	}

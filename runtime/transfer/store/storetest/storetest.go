@@ -74,6 +74,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.S
 		{"UsageExpiry", testUsageExpiry},
 		{"UsageWriters", testUsageWriters},
 		{"UsageConcurrent", testUsageConcurrent},
+		{"TotalUsage", testTotalUsage},
 	}, unknownSizeTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &clock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
@@ -994,4 +995,46 @@ func testUsageConcurrent(t *testing.T, s store.Store, c *clock) {
 		t.Fatal(err)
 	}
 	wantUsage(t, u, "dave", c.Now(), 2*n*(n+1)/2+m.Size)
+}
+
+// testTotalUsage: a TotalUsager counts every owner's unexpired objects
+// and open writers, as Usage counts one owner's; an object deleted or
+// expired counts nothing.
+func testTotalUsage(t *testing.T, s store.Store, c *clock) {
+	tu, ok := s.(store.TotalUsager)
+	if !ok {
+		t.Skipf("%T does not implement store.TotalUsager", s)
+	}
+	ctx := context.Background()
+	want := func(now time.Time, n int64) {
+		t.Helper()
+		if got, err := tu.TotalUsage(ctx, now); got != n || err != nil {
+			t.Errorf("TotalUsage(%v) = %d, %v, want %d, nil", now.Format(time.TimeOnly), got, err, n)
+		}
+	}
+	t0 := c.Now()
+	want(t0, 0)
+	a := owned(bytesOf(10), "alice")
+	a.Expires = t0.Add(time.Hour)
+	put(t, s, "a", bytesOf(10), a)
+	put(t, s, "b", bytesOf(100), owned(bytesOf(100), "bob"))
+	put(t, s, "anon", bytesOf(1000), owned(bytesOf(1000), ""))
+	want(t0, 1110)
+	want(t0.Add(time.Hour), 1100)
+	w, err := s.Create(ctx, "w", owned(bytesOf(5000), "carol"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t0, 6110)
+	w.Abort()
+	want(t0, 1110)
+	if err := s.Delete(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	want(t0, 1010)
+	c.advance(time.Hour)
+	if _, err := s.Sweep(ctx, c.Now()); err != nil {
+		t.Fatal(err)
+	}
+	want(t0, 1000)
 }
