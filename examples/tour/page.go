@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,6 +39,10 @@ func (t *tour) page(ctx context.Context) {
 		posted   int
 		progress []*mcp.ProgressNotificationParams
 		uploaded = make(chan struct{})
+		// whole is closed by the notification that reports the whole file:
+		// the client may run its handler after CallTool has returned.
+		whole     = make(chan struct{})
+		wholeOnce sync.Once
 	)
 	c := mcp.NewClient(&mcp.Implementation{Name: "tour", Version: "v1"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
@@ -65,6 +70,9 @@ func (t *tour) page(ctx context.Context) {
 			mu.Lock()
 			progress = append(progress, r.Params)
 			mu.Unlock()
+			if r.Params.Total > 0 && r.Params.Progress == r.Params.Total {
+				wholeOnce.Do(func() { close(whole) })
+			}
 		},
 	})
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + analyzedoc.MCPPath}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
@@ -81,6 +89,12 @@ func (t *tour) page(ctx context.Context) {
 	params.SetProgressToken("tour")
 	res, err := cs.CallTool(ctx, params)
 	<-uploaded
+	if err == nil {
+		select { // the last notification, if it is still on its way
+		case <-whole:
+		case <-time.After(5 * time.Second):
+		}
+	}
 	if err != nil {
 		t.check(false, "tools/call import_archive: %v", err)
 		return
