@@ -165,8 +165,8 @@ func newBufferPool(size int) *bufferPool {
 // so that a connection that declares a few bytes does not hold half a
 // megabyte.
 func (p *bufferPool) get(limit int64) []byte {
-	if need := 2 * (limit + 1); need < int64(p.size) {
-		return make([]byte, max(need, MinBufferSize))
+	if n := p.sizeFor(limit); n < p.size {
+		return make([]byte, n)
 	}
 	select {
 	case b := <-p.idle:
@@ -174,6 +174,14 @@ func (p *bufferPool) get(limit int64) []byte {
 	default:
 		return make([]byte, p.size)
 	}
+}
+
+// sizeFor is the size of the buffer get returns for limit.
+func (p *bufferPool) sizeFor(limit int64) int {
+	if need := 2 * (limit + 1); need < int64(p.size) {
+		return int(max(need, MinBufferSize))
+	}
+	return p.size
 }
 
 // put keeps b for reuse if it is a full buffer and fewer than keptBuffers

@@ -115,6 +115,7 @@ type config struct {
 	quota        quota  // the one quota of every upload path
 	pages        *pages
 	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
+	admit        *admission  // the bounds of uploads in progress, likewise
 }
 
 func newConfig(o Options) (*config, error) {
@@ -141,6 +142,7 @@ func newConfig(o Options) (*config, error) {
 	}
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
+	c.admit = newAdmission(&c.Upload)
 	if c.Store == nil {
 		ds, err := defaultStore(c.ErrorLog)
 		if err != nil {
@@ -185,7 +187,7 @@ func (c *config) handler() http.Handler {
 	uo.Quota = c.Quota // the one quota (see Options.Upload)
 	uo.Owner = c.httpOwner
 	uo.fillDefaults()
-	up := newUploadHandler(uo, c.bufs)
+	up := newUploadHandler(uo, c.bufs, c.admit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dir, last := splitLast(r.URL.Path)
 		switch {

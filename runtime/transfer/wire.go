@@ -54,6 +54,9 @@ const (
 	ReasonCrossSite           = wire.ReasonCrossSite
 	ReasonNoFile              = wire.ReasonNoFile
 	ReasonCanceled            = wire.ReasonCanceled
+	ReasonTooSlow             = wire.ReasonTooSlow
+	ReasonTooManyUploads      = wire.ReasonTooManyUploads
+	ReasonBusy                = wire.ReasonBusy
 	ReasonInternal            = wire.ReasonInternal
 )
 
