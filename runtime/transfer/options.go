@@ -228,10 +228,11 @@ type UploadOptions struct {
 	// DefaultUploadTTL.
 	TTL time.Duration
 	// BufferSize is the size of the buffer each upload is copied through.
-	// Zero means DefaultBufferSize; it is at least MinBufferSize. Each
-	// upload in progress holds one (a small file, twice its size), so a
-	// server that takes many slow uploads at once may want it smaller. Up
-	// to eight idle buffers are kept for the next uploads.
+	// Zero means DefaultBufferSize; it is at least MinBufferSize. An
+	// upload takes one (a small file, twice its size) once a read of its
+	// body fills a small buffer of content.SniffLen bytes, through which
+	// it goes until then: a slow sender holds no more than that. Up to
+	// eight idle buffers are kept for the next uploads.
 	BufferSize int
 	// MaxPreambleBytes bounds how much of a multipart body is read before
 	// the file part starts (fields, part headers and boundaries; the
@@ -281,10 +282,9 @@ type UploadOptions struct {
 	// MaxUploadMemory bounds the bytes of copy buffers that all uploads
 	// in progress may hold: each upload counts the buffer it may take
 	// (BufferSize, or for a small file twice its size), and one that would
-	// pass the bound is refused with 503 (busy) and a Retry-After. An
-	// upload takes its buffer only while bytes arrive, and gives it back
-	// when it idles. Zero means DefaultMaxUploadMemory; it is at least
-	// BufferSize.
+	// pass the bound is refused with 503 (busy) and a Retry-After (see
+	// BufferSize for when an upload takes its buffer). Zero means
+	// DefaultMaxUploadMemory; it is at least BufferSize.
 	MaxUploadMemory int64
 }
 

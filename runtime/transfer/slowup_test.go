@@ -116,6 +116,11 @@ func bigClaims(owner, id string) token.Claims {
 // held is what owner holds in fx's store.
 func held(t *testing.T, fx *fixture, owner string) int64 {
 	t.Helper()
+	return heldB(t, fx, owner)
+}
+
+func heldB(t testing.TB, fx *fixture, owner string) int64 {
+	t.Helper()
 	n, err := fx.store.(store.Usager).Usage(context.Background(), owner, now)
 	if err != nil {
 		t.Fatal(err)
