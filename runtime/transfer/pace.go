@@ -23,6 +23,17 @@ type paceError struct{ why string }
 func (e *paceError) Error() string { return e.why }
 func (e *paceError) Unwrap() error { return errTooSlow }
 
+// cutReason is why err, which is errTooSlow, says the upload was cut. (A
+// function of its own: the errors.As target is allocated only on this
+// path.)
+func cutReason(err error) string {
+	var slow *paceError
+	if errors.As(err, &slow) {
+		return slow.why
+	}
+	return err.Error()
+}
+
 // A pace is what an upload is held to.
 type pace struct {
 	rate   int64         // bytes a second, at least, over each window

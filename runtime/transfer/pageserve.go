@@ -249,12 +249,11 @@ func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *refusal {
 // handler waiting for the page ends with an error, as for one that broke
 // off.
 func (c *config) pageTooSlow(p *page, err error) *refusal {
-	var slow *paceError
-	errors.As(err, &slow)
+	why := cutReason(err)
 	if p != nil {
-		p.finish(0, fmt.Errorf("the upload through the page was cut: %s; ask for the file again", slow.why))
+		p.finish(0, fmt.Errorf("the upload through the page was cut: %s; ask for the file again", why))
 	}
-	return refuseTooSlow.says("The upload was too slow (" + slow.why + "), so the server stopped it. Try again on a faster connection.")
+	return refuseTooSlow.says("The upload was too slow (" + why + "), so the server stopped it. Try again on a faster connection.")
 }
 
 // pageInternal answers a failure of the server's own in a page's post, in

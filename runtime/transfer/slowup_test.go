@@ -1,6 +1,7 @@
 package transfer_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,14 +9,19 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
 
@@ -269,4 +275,50 @@ func toClient(t *testing.T, url string, r *http.Request) *http.Request {
 	c.Header = r.Header
 	c.ContentLength = r.ContentLength
 	return c
+}
+
+// TestUploadPageSlowIsCut: an upload through a page whose bytes stop
+// coming is cut within a window, before the head is complete and after:
+// the browser gets 408, the waiting tool call an error that says so, and
+// the store nothing.
+func TestUploadPageSlowIsCut(t *testing.T) {
+	for _, sent := range []int{100, 20000} {
+		t.Run(fmt.Sprint(sent), func(t *testing.T) {
+			st := memstore.New(nil)
+			pageURL, out := pendingPage(t, transfer.Options{Store: st, Upload: transfer.UploadOptions{MinRate: 1 << 20, RateWindow: 300 * time.Millisecond}})
+			_, f := openPage(t, pageURL)
+			u, _ := url.Parse(f.action)
+			conn, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			mw.WriteField("token", f.token)
+			fw, _ := mw.CreateFormFile("file", "slow.txt")
+			fw.Write(bytes.Repeat([]byte("t"), sent))
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", u.Path, u.Host, mw.FormDataContentType(), body.Len()+60000)
+			conn.Write(body.Bytes()) // and then nothing, the connection open
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusRequestTimeout {
+				t.Errorf("slow upload through the page: %d, want 408", res.StatusCode)
+			}
+			select {
+			case r := <-out:
+				if !r.IsError || !strings.Contains(mcptest.Text(t, r), "was cut") {
+					t.Errorf("result %s, want an error that says the upload was cut", mcptest.Text(t, r))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call did not end when the upload was cut")
+			}
+			if n, _ := st.Usage(context.Background(), "", time.Now()); n != 0 {
+				t.Errorf("the caller holds %d bytes after the cut, want 0", n)
+			}
+		})
+	}
 }

@@ -186,10 +186,9 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	}
 	n, err := in.run(ctx)
 	mismatch, _ := err.(*sniffError) // as ingest returns it: no errors.As target to allocate
-	var slow *paceError
 	switch {
-	case errors.As(err, &slow):
-		return refuseTooSlow.says(fmt.Sprintf("upload cut after %d of the declared %d bytes: %s", n, c.Size, slow.why))
+	case errors.Is(err, errTooSlow):
+		return refuseTooSlow.says(fmt.Sprintf("upload cut after %d of the declared %d bytes: %s", n, c.Size, cutReason(err)))
 	case errors.Is(err, errOversize):
 		return refuseTooLarge.says(fmt.Sprintf("body is larger than the declared size %d", c.Size))
 	case errors.Is(err, errShort):
