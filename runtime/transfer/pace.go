@@ -148,8 +148,15 @@ func (d *paceReader) Read(p []byte) (int, error) {
 		d.next = why
 	}
 	n, err := d.r.Read(p)
-	d.got += int64(n)
-	d.left -= int64(n)
+	if n > 0 {
+		// Bytes that arrive after a window that was done count in the
+		// next one.
+		for now := time.Now(); !now.Before(d.winEnd) && d.got >= d.need; {
+			d.newWindow(d.winEnd)
+		}
+		d.got += int64(n)
+		d.left -= int64(n)
+	}
 	if err != nil && err != io.EOF {
 		if cut := d.check(time.Now()); cut != nil {
 			d.err = cut
