@@ -29,6 +29,11 @@
 // under the system's temporary directory. s3://BUCKET is not linked into
 // this command; see the package doc of runtime/transfer/store/s3store.
 //
+// -upload-min-rate and -upload-window hold every upload to a minimum rate,
+// in bytes a second, over each window: one that comes slower is cut, and
+// its reservation of the caller's quota released (defaults 16384 and 30s,
+// transfer.DefaultMinRate and transfer.DefaultRateWindow).
+//
 // MCPFILE_TRANSFER_KEY is the key that seals upload tokens and file URIs,
 // 64 hex characters (32 bytes), or several separated by commas to rotate
 // them: the first signs, all verify (token.KeyringFromEnv has the format).
@@ -81,6 +86,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	addr := flags.String("http", "", "serve streamable HTTP on `host:port`, such as 127.0.0.1:8080 (required)")
 	storeFlag := flags.String("store", "", "keep uploaded files in `dir` (default: a directory under the system's temporary directory)")
 	publicURL := flags.String("public-url", "", "the `URL` clients upload under (default: http://<-http address>/files/)")
+	minRate := flags.Int64("upload-min-rate", transfer.DefaultMinRate, "cut an upload slower than `bytes` a second over a window")
+	window := flags.Duration("upload-window", transfer.DefaultRateWindow, "the `duration` over which an upload is held to the minimum rate")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -95,6 +102,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	switch {
 	case flags.NArg() > 0:
 		return usage("unexpected arguments %q", flags.Args())
+	case *minRate <= 0:
+		return usage("-upload-min-rate %d: want a positive number of bytes a second", *minRate)
+	case *window <= 0:
+		return usage("-upload-window %v: want a positive duration, such as 30s", *window)
 	case *addr == "":
 		return usage("-http is required: uploads travel over HTTP beside the MCP connection, which stdio has no room for; run with -http 127.0.0.1:8080")
 	}
@@ -131,7 +142,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if *publicURL == "" {
 		*publicURL = "http://" + l.Addr().String() + "/files/"
 	}
-	s, _, err := analyzedoc.NewServer(analyzedoc.Options{PublicURL: *publicURL, Keys: keys, Store: st, ErrorLog: logger})
+	s, _, err := analyzedoc.NewServer(analyzedoc.Options{
+		PublicURL: *publicURL, Keys: keys, Store: st, ErrorLog: logger,
+		Upload: transfer.UploadOptions{MinRate: *minRate, RateWindow: *window},
+	})
 	if err != nil {
 		l.Close()
 		logger.Print(err)

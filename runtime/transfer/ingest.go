@@ -116,6 +116,7 @@ type ingest struct {
 	// received, unless nil, counts the bytes written to the store.
 	received *atomic.Int64
 	bufs     *bufferPool
+	first    [content.SniffLen]byte // where the first bytes are read, when sniff is set
 }
 
 // Errors of an ingest besides copyFile's (errOversize, errRead, a
@@ -161,22 +162,47 @@ func (in *ingest) run(ctx context.Context) (int64, error) {
 	if in.received != nil {
 		dst = &countingWriter{w: obj, n: in.received}
 	}
+	if in.sniff != nil && nh == 0 {
+		// The first bytes arrive into a small buffer of their own and are
+		// checked before the copy buffer is taken: a connection that sends
+		// nothing, or less than content.SniffLen bytes, holds no more.
+		m, err := readFull(in.body, in.first[:min(int64(len(in.first)), limit+1)])
+		switch {
+		case int64(m) > limit:
+			return int64(m), errOversize
+		case err != nil:
+			return int64(m), fmt.Errorf("%w: %w", errRead, err)
+		case m < len(in.first) && int64(m) < limit:
+			return int64(m), errShort
+		}
+		if err := in.sniff(in.first[:m]); err != nil {
+			return int64(m), err
+		}
+		in.head, in.sniff, nh = in.first[:m], nil, int64(m)
+	}
 	if nh > 0 {
 		if _, err := dst.Write(in.head); err != nil {
 			return 0, &storeFailure{"write", err}
 		}
 	}
-	buf := in.bufs.get(limit - nh)
-	defer in.bufs.put(buf)
-	n, err := copyFile(dst, in.body, limit-nh, buf, in.sniff)
-	n += nh
-	_, mismatch := err.(*sniffError) // as the sniff returned it: no errors.As target to allocate
-	switch {
-	case errors.Is(err, errOversize), errors.Is(err, errRead), mismatch, errors.Is(err, store.ErrExists):
+	n, ended, err := in.trickle(dst, nh, limit)
+	if err != nil {
 		return n, err
-	case err != nil:
-		return n, &storeFailure{"write", err}
-	case in.meta.Size != store.SizeUnknown && n < in.meta.Size:
+	}
+	if !ended {
+		buf := in.bufs.get(limit - n)
+		defer in.bufs.put(buf)
+		m, err := copyFile(dst, in.body, limit-n, buf, in.sniff)
+		n += m
+		_, mismatch := err.(*sniffError) // as the sniff returned it: no errors.As target to allocate
+		switch {
+		case errors.Is(err, errOversize), errors.Is(err, errRead), mismatch, errors.Is(err, store.ErrExists):
+			return n, err
+		case err != nil:
+			return n, &storeFailure{"write", err}
+		}
+	}
+	if in.meta.Size != store.SizeUnknown && n < in.meta.Size {
 		return n, errShort
 	}
 	switch err := obj.Commit(ctx); {
@@ -186,6 +212,48 @@ func (in *ingest) run(ctx context.Context) (int64, error) {
 		return n, &storeFailure{"commit", err}
 	}
 	return n, nil
+}
+
+// trickle copies the body, of which n bytes of at most limit were read,
+// to dst through the small buffer in.first, a read at a time, for as long
+// as the bytes come slowly: until a read fills in.first, when the copy
+// buffer is worth taking (ended false), or until the body ends (ended
+// true). A slow sender holds no more than in.first, however long its
+// pace lets it go on. It returns the bytes read in all; its errors are
+// errOversize, errRead (wrapped), store.ErrExists and a *storeFailure.
+func (in *ingest) trickle(dst io.Writer, n, limit int64) (_ int64, ended bool, _ error) {
+	for {
+		m, err := in.body.Read(in.first[:min(int64(len(in.first)), limit-n+1)])
+		if int64(m) > limit-n {
+			return n, false, errOversize
+		}
+		if m > 0 {
+			if _, err := dst.Write(in.first[:m]); errors.Is(err, store.ErrExists) {
+				return n, false, err
+			} else if err != nil {
+				return n, false, &storeFailure{"write", err}
+			}
+			n += int64(m)
+		}
+		switch {
+		case err == io.EOF:
+			return n, true, nil
+		case err != nil:
+			return n, false, fmt.Errorf("%w: %w", errRead, err)
+		case m == len(in.first):
+			return n, false, nil
+		}
+	}
+}
+
+// readFull reads r into b until b is full or r ends; an error other than
+// r's end is returned.
+func readFull(r io.Reader, b []byte) (int, error) {
+	n, err := io.ReadFull(r, b)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return n, err
 }
 
 // keptBuffers is how many idle copy buffers a handler keeps for reuse.
@@ -210,8 +278,8 @@ func newBufferPool(size int) *bufferPool {
 // so that a connection that declares a few bytes does not hold half a
 // megabyte.
 func (p *bufferPool) get(limit int64) []byte {
-	if need := 2 * (limit + 1); need < int64(p.size) {
-		return make([]byte, max(need, MinBufferSize))
+	if n := p.sizeFor(limit); n < p.size {
+		return make([]byte, n)
 	}
 	select {
 	case b := <-p.idle:
@@ -219,6 +287,14 @@ func (p *bufferPool) get(limit int64) []byte {
 	default:
 		return make([]byte, p.size)
 	}
+}
+
+// sizeFor is the size of the buffer get returns for limit.
+func (p *bufferPool) sizeFor(limit int64) int {
+	if need := 2 * (limit + 1); need < int64(p.size) {
+		return int(max(need, MinBufferSize))
+	}
+	return p.size
 }
 
 // put keeps b for reuse if it is a full buffer and fewer than keptBuffers

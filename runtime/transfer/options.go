@@ -78,6 +78,31 @@ const (
 	DefaultIdleTimeout = time.Minute
 )
 
+// Defaults of the zero [UploadOptions]: how long an upload may take and
+// how many may be in progress at once. Every upload has an end, and no one
+// owner can hold the server's uploads against the others.
+const (
+	// DefaultMinRate is the slowest an upload may be, in bytes a second,
+	// over each RateWindow: 16 KiB/s, which a slow phone line passes.
+	DefaultMinRate = 16 << 10
+	// DefaultRateWindow is the span over which an upload's rate is held
+	// to MinRate.
+	DefaultRateWindow = 30 * time.Second
+	// DefaultExpiryGrace is how long after its token expires an upload
+	// that started in time may go on.
+	DefaultExpiryGrace = 15 * time.Minute
+	// DefaultMaxUploadsPerOwner bounds the uploads one owner has in
+	// progress at once: two, whose reservations of 1 GiB each leave the
+	// owner room under DefaultQuota for the files it authorizes meanwhile.
+	DefaultMaxUploadsPerOwner = 2
+	// DefaultMaxUploads bounds the uploads the server has in progress at
+	// once.
+	DefaultMaxUploads = 256
+	// DefaultMaxUploadMemory bounds the copy buffers all uploads in
+	// progress may hold: 64 MiB, 128 full buffers of DefaultBufferSize.
+	DefaultMaxUploadMemory = 64 << 20
+)
+
 // The paths of the handler [Register] returns, under [Options.PublicURL].
 const (
 	// UploadPath is the last path segment of the upload endpoint.
@@ -248,10 +273,11 @@ type UploadOptions struct {
 	// DefaultUploadTTL.
 	TTL time.Duration
 	// BufferSize is the size of the buffer each upload is copied through.
-	// Zero means DefaultBufferSize; it is at least MinBufferSize. Each
-	// upload in progress holds one (a small file, twice its size), so a
-	// server that takes many slow uploads at once may want it smaller. Up
-	// to eight idle buffers are kept for the next uploads.
+	// Zero means DefaultBufferSize; it is at least MinBufferSize. An
+	// upload takes one (a small file, twice its size) once a read of its
+	// body fills a small buffer of content.SniffLen bytes, through which
+	// it goes until then: a slow sender holds no more than that. Up to
+	// eight idle buffers are kept for the next uploads.
 	BufferSize int
 	// MaxPreambleBytes bounds how much of a multipart body is read before
 	// the file part starts (fields, part headers and boundaries; the
@@ -272,6 +298,39 @@ type UploadOptions struct {
 	// ErrorLog receives the store failures answered with 500. Nil means
 	// the log package's standard logger, as in net/http.
 	ErrorLog *log.Logger
+
+	// The end of an upload and the bounds of uploads in progress, shared
+	// by the upload endpoint and the upload pages.
+
+	// MinRate is the slowest an upload may be, in bytes a second: one
+	// whose bytes over a RateWindow come slower is cut (408, tooSlow),
+	// and one that declares a size must end within RateWindow plus the
+	// size at MinRate. Zero means DefaultMinRate.
+	MinRate int64
+	// RateWindow is the span over which an upload is held to MinRate.
+	// Zero means DefaultRateWindow.
+	RateWindow time.Duration
+	// ExpiryGrace is how long after its token expires an upload that
+	// started in time may go on: no upload ends later. Zero means
+	// DefaultExpiryGrace.
+	ExpiryGrace time.Duration
+	// MaxUploadsPerOwner bounds the uploads one owner (every caller
+	// without auth is the one owner "") has in progress at once; one more
+	// is refused with 429 (tooManyUploads) and a Retry-After of one
+	// RateWindow, by when a slow one has been cut. Zero means
+	// DefaultMaxUploadsPerOwner.
+	MaxUploadsPerOwner int
+	// MaxUploads bounds the uploads in progress at once; one more is
+	// refused with 503 (busy) and a Retry-After. Zero means
+	// DefaultMaxUploads.
+	MaxUploads int
+	// MaxUploadMemory bounds the bytes of copy buffers that all uploads
+	// in progress may hold: each upload counts the buffer it may take
+	// (BufferSize, or for a small file twice its size), and one that would
+	// pass the bound is refused with 503 (busy) and a Retry-After (see
+	// BufferSize for when an upload takes its buffer). Zero means
+	// DefaultMaxUploadMemory; it is at least BufferSize.
+	MaxUploadMemory int64
 }
 
 // fillDefaults fills in the settings of o that are zero (see each one's
@@ -360,4 +419,23 @@ func (o *UploadOptions) fillCopyDefaults() {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
+	if o.MinRate <= 0 {
+		o.MinRate = DefaultMinRate
+	}
+	if o.RateWindow <= 0 {
+		o.RateWindow = DefaultRateWindow
+	}
+	if o.ExpiryGrace <= 0 {
+		o.ExpiryGrace = DefaultExpiryGrace
+	}
+	if o.MaxUploadsPerOwner <= 0 {
+		o.MaxUploadsPerOwner = DefaultMaxUploadsPerOwner
+	}
+	if o.MaxUploads <= 0 {
+		o.MaxUploads = DefaultMaxUploads
+	}
+	if o.MaxUploadMemory <= 0 {
+		o.MaxUploadMemory = DefaultMaxUploadMemory
+	}
+	o.MaxUploadMemory = max(o.MaxUploadMemory, int64(o.BufferSize))
 }

@@ -170,6 +170,11 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	if name == "" {
 		return 0, refuseNoFile
 	}
+	mem := int64(c.bufs.sizeFor(claims.Size))
+	if rf := c.admit.enter(w, claims.Owner, mem); rf != nil {
+		return 0, rf.says("The server is busy with other uploads (" + rf.text + "). Try again in a minute.")
+	}
+	defer c.admit.leave(claims.Owner, mem)
 	switch u, ok, err := c.quota.check(ctx, claims.Owner, claims.Size, c.Now()); {
 	case err != nil:
 		return 0, c.pageInternal(r, "store usage", err)
@@ -180,9 +185,11 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	}
 
 	// The first bytes decide the media type, before anything is stored.
-	var body io.Reader = &idleReader{r: part, rc: http.NewResponseController(w), idle: c.Upload.IdleTimeout}
-	body = &deadlineReader{r: body, now: c.Now, deadline: claims.Expires.Add(c.PageTTL)}
+	var body io.Reader = newPaceReader(part, w, c.Upload.uploadPace(claims.Size, claims.Expires, c.Now()), claims.Size)
 	head, err := readHead(body, content.SniffLen)
+	if errors.Is(err, errTooSlow) {
+		return 0, c.pageTooSlow(p, err)
+	}
 	if err != nil {
 		return 0, c.pageBrokeOff(p, r, int64(len(head)))
 	}
@@ -215,6 +222,8 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	switch {
 	case errors.Is(err, errOversize):
 		return 0, tooLarge()
+	case errors.Is(err, errTooSlow):
+		return 0, c.pageTooSlow(p, err)
 	case errors.Is(err, errRead):
 		return 0, c.pageBrokeOff(p, r, n)
 	case errors.Is(err, store.ErrExists):
@@ -236,6 +245,17 @@ func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *refusal {
 		p.finish(0, fmt.Errorf("the upload through the page broke off after %d bytes (the browser closed, or lost its connection); ask for the file again", n))
 	}
 	return refuseIncomplete.says("The upload broke off before the whole file arrived. Go back to the application that asked for the file.")
+}
+
+// pageTooSlow answers an upload cut by its pace (err says why): the
+// handler waiting for the page ends with an error, as for one that broke
+// off.
+func (c *config) pageTooSlow(p *page, err error) *refusal {
+	why := cutReason(err)
+	if p != nil {
+		p.finish(0, fmt.Errorf("the upload through the page was cut: %s; ask for the file again", why))
+	}
+	return refuseTooSlow.says("The upload was too slow (" + why + "), so the server stopped it. Try again on a faster connection.")
 }
 
 // pageInternal answers a failure of the server's own in a page's post, in

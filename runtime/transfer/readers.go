@@ -1,15 +1,13 @@
 package transfer
 
 // The readers and writers an upload's body passes through: the bounds of
-// a multipart preamble, the idle and overall deadlines, the report of a
-// cut body as its end, and the count of bytes received.
+// a multipart preamble, the report of a cut body as its end, and the count
+// of bytes received. (The deadlines and the rate are pace.go's.)
 
 import (
 	"errors"
 	"io"
-	"net/http"
 	"sync/atomic"
-	"time"
 )
 
 // readHead reads the first n bytes of r, or all of a shorter r; an error
@@ -29,21 +27,6 @@ func readHead(r io.Reader, n int) ([]byte, error) {
 		}
 	}
 	return head[:got], nil
-}
-
-// A deadlineReader fails reads after deadline: an upload that started
-// before its page expired has until then to finish.
-type deadlineReader struct {
-	r        io.Reader
-	now      func() time.Time
-	deadline time.Time
-}
-
-func (d *deadlineReader) Read(p []byte) (int, error) {
-	if !d.now().Before(d.deadline) {
-		return 0, errors.New("the upload's deadline passed")
-	}
-	return d.r.Read(p)
 }
 
 // A preambleReader reads at most left bytes, then fails and sets hit;
@@ -70,24 +53,6 @@ func (p *preambleReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.left -= int64(n)
 	return n, err
-}
-
-// An idleReader moves the connection's read deadline idle ahead before
-// each read.
-type idleReader struct {
-	r    io.Reader
-	rc   *http.ResponseController
-	idle time.Duration
-	off  bool // the connection has no deadlines
-}
-
-func (d *idleReader) Read(p []byte) (int, error) {
-	if !d.off {
-		if err := d.rc.SetReadDeadline(time.Now().Add(d.idle)); err != nil {
-			d.off = true
-		}
-	}
-	return d.r.Read(p)
 }
 
 // endAtCut reads r, reporting a body cut short (io.ErrUnexpectedEOF, as

@@ -39,6 +39,9 @@ var (
 	refuseNoFile       = &refusal{ReasonNoFile, http.StatusBadRequest, "No file was chosen. Choose a file, then send it."}
 	refuseCanceled     = &refusal{ReasonCanceled, http.StatusBadRequest, "request canceled"}
 	refuseInternal     = &refusal{ReasonInternal, http.StatusInternalServerError, "internal error"}
+	refuseTooSlow      = &refusal{ReasonTooSlow, http.StatusRequestTimeout, "upload too slow"}
+	refuseTooMany      = &refusal{ReasonTooManyUploads, http.StatusTooManyRequests, "too many uploads in progress"}   // with Retry-After
+	refuseBusy         = &refusal{ReasonBusy, http.StatusServiceUnavailable, "the server is busy with other uploads"} // with Retry-After
 )
 
 // A refusal is why an HTTP endpoint refuses a request (see the table

@@ -120,6 +120,7 @@ type config struct {
 	pages        *pages
 	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
 	reads        *readFiles  // the files calls read, for ReadFileTTL
+	admit        *admission  // the bounds of uploads in progress, likewise
 }
 
 func newConfig(o Options) (*config, error) {
@@ -147,6 +148,7 @@ func newConfig(o Options) (*config, error) {
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	c.reads = newReadFiles()
+	c.admit = newAdmission(&c.Upload)
 	if c.Store == nil {
 		ds, err := defaultStore(c.Keys, c.ErrorLog)
 		if err != nil {
@@ -224,7 +226,7 @@ func (c *config) handler() http.Handler {
 	uo.Quota = c.Quota // the one quota (see Options.Upload)
 	uo.Owner = c.httpOwner
 	uo.fillDefaults()
-	up := newUploadHandler(uo, c.bufs)
+	up := newUploadHandler(uo, c.bufs, c.admit)
 	up.quota = c.quota // with the bound on callers without auth
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dir, last := splitLast(r.URL.Path)

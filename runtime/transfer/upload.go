@@ -61,7 +61,13 @@ import (
 //	413  maxSizeExceeded      body longer than the declared size: at the first extra
 //	                          byte, which is the last byte read (or at once from
 //	                          Content-Length)
+//	429  tooManyUploads       the owner has MaxUploadsPerOwner uploads in progress (with
+//	                          Retry-After)
+//	503  busy                 the server has MaxUploads uploads in progress, or their
+//	                          buffers would pass MaxUploadMemory (with Retry-After)
 //	400  incomplete           body shorter than the declared size, or a body that breaks off
+//	408  tooSlow              the body came slower than MinRate over a RateWindow, did not
+//	                          end by its deadline, or stalled for IdleTimeout (see MinRate)
 //	409  alreadyUsed          the token was used already (a file is committed under its ID)
 //	415  contentMismatch      the first bytes are not the declared media type (the text
 //	                          says what they are)
@@ -79,19 +85,20 @@ func UploadHandler(o UploadOptions) http.Handler {
 		panic("transfer: UploadHandler needs UploadOptions.Store and UploadOptions.Keys")
 	}
 	o.fillDefaults()
-	return newUploadHandler(o, newBufferPool(o.BufferSize))
+	return newUploadHandler(o, newBufferPool(o.BufferSize), newAdmission(&o))
 }
 
 // newUploadHandler is the upload endpoint of o, whose defaults are filled
-// in, copying through buffers of bufs.
-func newUploadHandler(o UploadOptions, bufs *bufferPool) *uploadHandler {
-	return &uploadHandler{o: o, quota: newQuota(o.Store, o.Quota), bufs: bufs}
+// in, copying through buffers of bufs, its uploads admitted by admit.
+func newUploadHandler(o UploadOptions, bufs *bufferPool, admit *admission) *uploadHandler {
+	return &uploadHandler{o: o, quota: newQuota(o.Store, o.Quota), bufs: bufs, admit: admit}
 }
 
 type uploadHandler struct {
 	o     UploadOptions // defaults filled in
 	quota quota
 	bufs  *bufferPool
+	admit *admission
 }
 
 func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -148,7 +155,14 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 		return refuseIncomplete.says(fmt.Sprintf("Content-Length %d is smaller than the declared size %d", r.ContentLength, c.Size))
 	}
 
-	// 6. Quota: what the owner holds, and this file, within the limit.
+	// 6. Room: the owner's uploads in progress, the server's, and the
+	// buffer this one may hold, within their bounds; and the quota: what
+	// the owner holds, and this file, within the limit.
+	mem := int64(h.bufs.sizeFor(c.Size))
+	if rf := h.admit.enter(w, c.Owner, mem); rf != nil {
+		return rf
+	}
+	defer h.admit.leave(c.Owner, mem)
 	switch u, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
 	case err != nil:
 		return httpInternal(h.o.ErrorLog, r, "upload", "store usage", err)
@@ -170,11 +184,13 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	copy(meta.SHA256[:], c.SHA256) // nil declares no digest: the zero value
 	in := ingest{
 		store: h.o.Store, id: c.FileID, meta: meta, bufs: h.bufs, sniff: sniffer(c.MediaType),
-		body: endAtCut{&idleReader{r: body, rc: http.NewResponseController(w), idle: h.o.IdleTimeout}},
+		body: endAtCut{newPaceReader(body, w, h.o.uploadPace(c.Size, c.Expires, h.o.Now()), c.Size)},
 	}
 	n, err := in.run(ctx)
 	mismatch, _ := err.(*sniffError) // as ingest returns it: no errors.As target to allocate
 	switch {
+	case errors.Is(err, errTooSlow):
+		return refuseTooSlow.says(fmt.Sprintf("upload cut after %d of the declared %d bytes: %s", n, c.Size, cutReason(err)))
 	case errors.Is(err, errOversize):
 		return refuseTooLarge.says(fmt.Sprintf("body is larger than the declared size %d", c.Size))
 	case errors.Is(err, errShort):

@@ -629,6 +629,7 @@ func TestUploadConcurrent(t *testing.T) {
 				body := bytes.Repeat([]byte(fmt.Sprintf("upload %d\n", i)), 1000)
 				c := claims(body)
 				c.FileID = fmt.Sprint("file_", i)
+				c.Owner = fmt.Sprint("owner ", i) // one owner has at most MaxUploadsPerOwner at once
 				tok := sign(t, fx.keys, c)
 				var req *http.Request
 				if i%2 == 0 {

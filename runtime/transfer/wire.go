@@ -55,6 +55,9 @@ const (
 	ReasonNoFile              = wire.ReasonNoFile
 	ReasonRangeNotSatisfiable = wire.ReasonRangeNotSatisfiable
 	ReasonCanceled            = wire.ReasonCanceled
+	ReasonTooSlow             = wire.ReasonTooSlow
+	ReasonTooManyUploads      = wire.ReasonTooManyUploads
+	ReasonBusy                = wire.ReasonBusy
 	ReasonInternal            = wire.ReasonInternal
 )
 

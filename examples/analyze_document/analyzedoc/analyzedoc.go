@@ -81,6 +81,10 @@ type Options struct {
 	// ErrorLog receives store failures. Nil means the log package's
 	// standard logger.
 	ErrorLog *log.Logger
+	// Upload bounds uploads (transfer.Options.Upload): how slow one may
+	// be, how many may be in progress. Its zero value means the transfer
+	// package's defaults.
+	Upload transfer.UploadOptions
 }
 
 // NewServer returns the analyze_document server, which serves
@@ -101,7 +105,7 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 	// Before AddTool: it refuses an upload-only field on a server that does
 	// not serve uploads.
 	files, err := transfer.Register(s, transfer.Options{
-		Keys: keys, PublicURL: o.PublicURL, Store: o.Store, ErrorLog: o.ErrorLog,
+		Keys: keys, PublicURL: o.PublicURL, Store: o.Store, ErrorLog: o.ErrorLog, Upload: o.Upload,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -267,6 +267,15 @@ const (
 	ReasonRangeNotSatisfiable = "rangeNotSatisfiable"
 	// ReasonCanceled: the client went away before the request ended.
 	ReasonCanceled = "canceled"
+	// ReasonTooSlow: an upload was cut because its bytes came slower than
+	// the server's minimum rate, or it passed its deadline.
+	ReasonTooSlow = "tooSlow"
+	// ReasonTooManyUploads: the owner has as many uploads in progress as
+	// the server lets one owner have; retry after the Retry-After header.
+	ReasonTooManyUploads = "tooManyUploads"
+	// ReasonBusy: the server has as many uploads in progress as it takes
+	// at once; retry after the Retry-After header.
+	ReasonBusy = "busy"
 	// ReasonInternal: the server failed (its store, its keys); it logs
 	// why and says no more.
 	ReasonInternal = "internal"

@@ -1,0 +1,69 @@
+package transfer
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// An admission bounds the uploads in progress, the upload endpoint's and
+// the upload pages' together: at most maxPerOwner of one owner, max in
+// all, and copy buffers of at most maxMemory bytes. Each upload enters
+// before its quota is checked and leaves when it ends, whatever the end.
+type admission struct {
+	maxPerOwner int
+	max         int
+	maxMemory   int64
+	retry       time.Duration // the Retry-After of a refusal
+
+	mu     sync.Mutex
+	owners map[string]int // uploads in progress, by owner, while it has some
+	n      int
+	memory int64
+}
+
+func newAdmission(o *UploadOptions) *admission {
+	return &admission{
+		maxPerOwner: o.MaxUploadsPerOwner, max: o.MaxUploads, maxMemory: o.MaxUploadMemory,
+		retry: o.RateWindow, owners: make(map[string]int),
+	}
+}
+
+// enter admits an upload of owner that may hold a copy buffer of memory
+// bytes, or returns the refusal that says which bound it would pass: 429
+// for the owner's, 503 for the server's, each with a Retry-After (set on
+// w) of one rate window, by when a slow upload has been cut.
+func (a *admission) enter(w http.ResponseWriter, owner string, memory int64) *refusal {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var rf *refusal
+	switch {
+	case a.owners[owner] >= a.maxPerOwner:
+		rf = refuseTooMany.says(fmt.Sprintf("the owner has %d uploads in progress, as many as the server takes of one owner at once: retry when one has ended", a.maxPerOwner))
+	case a.n >= a.max:
+		rf = refuseBusy.says(fmt.Sprintf("the server has %d uploads in progress, as many as it takes at once: retry later", a.max))
+	case a.memory+memory > a.maxMemory:
+		rf = refuseBusy.says(fmt.Sprintf("the uploads in progress hold %d bytes of buffers, and this one's %d would pass the server's bound of %d: retry later", a.memory, memory, a.maxMemory))
+	}
+	if rf != nil {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((a.retry+time.Second-1)/time.Second), 10))
+		return rf
+	}
+	a.owners[owner]++
+	a.n++
+	a.memory += memory
+	return nil
+}
+
+// leave ends an upload that enter admitted with the same arguments.
+func (a *admission) leave(owner string, memory int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.owners[owner]--; a.owners[owner] <= 0 {
+		delete(a.owners, owner)
+	}
+	a.n--
+	a.memory -= memory
+}
