@@ -26,13 +26,13 @@ type index struct {
 	owners  map[string]*account    // by owner, while it has objects or writers
 	epoch   uint64                 // of the latest Sweep
 	total   int64                  // the bytes of every account
-	all     allExpiries            // every object that has an Expires
+	all     expiries               // every object that has an Expires (slot inAll)
 }
 
 // An account is what one owner holds.
 type account struct {
 	bytes    int64    // of its objects, expired or not, and its writers
-	expiring expiries // its objects that have an Expires
+	expiring expiries // its objects that have an Expires (slot inOwner, the zero value)
 	refs     int      // its objects and writers: at 0 the account goes
 }
 
@@ -41,8 +41,7 @@ type entry struct {
 	owner   string
 	size    int64
 	expires time.Time // zero: never
-	at      int       // position in the owner's expiring heap, -1 if none
-	allAt   int       // position in the index's heap of all, -1 if none
+	at      [2]int    // position in each heap (inOwner, inAll), -1 if none
 	seen    uint64    // epoch of the last Sweep that found it, or of its commit
 }
 
@@ -62,6 +61,7 @@ func newIndex() *index {
 		objects: make(map[string]*entry),
 		writers: make(map[string]reservation),
 		owners:  make(map[string]*account),
+		all:     expiries{slot: inAll},
 	}
 }
 
@@ -132,7 +132,7 @@ func (x *index) add(id string, m store.Meta) {
 
 func (x *index) addLocked(id string, m store.Meta, seen uint64) {
 	x.removeLocked(id)
-	e := &entry{owner: m.Owner, size: m.Size, expires: m.Expires, at: -1, allAt: -1, seen: seen}
+	e := &entry{owner: m.Owner, size: m.Size, expires: m.Expires, at: [2]int{-1, -1}, seen: seen}
 	x.objects[id] = e
 	a := x.charge(e.owner, e.size)
 	if !e.expires.IsZero() {
@@ -154,11 +154,11 @@ func (x *index) removeLocked(id string) {
 		return
 	}
 	delete(x.objects, id)
-	if e.at >= 0 {
-		heap.Remove(&x.owners[e.owner].expiring, e.at)
+	if i := e.at[inOwner]; i >= 0 {
+		heap.Remove(&x.owners[e.owner].expiring, i)
 	}
-	if e.allAt >= 0 {
-		heap.Remove(&x.all, e.allAt)
+	if i := e.at[inAll]; i >= 0 {
+		heap.Remove(&x.all, i)
 	}
 	x.credit(e.owner, e.size)
 }
@@ -226,72 +226,46 @@ func (x *index) unseen(epoch uint64) []string {
 	return ids
 }
 
-// expiries is a min-heap of entries by expiry, for container/heap.
-type expiries []*entry
+// The heaps an entry is in: its owner's and the index's of all.
+const (
+	inOwner = iota
+	inAll
+)
 
-func (h expiries) Len() int           { return len(h) }
-func (h expiries) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
-func (h expiries) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].at, h[j].at = i, j
+// expiries is a min-heap of entries by expiry, for container/heap; each
+// entry keeps its position in it in at[slot].
+type expiries struct {
+	es   []*entry
+	slot int // inOwner or inAll
+}
+
+func (h *expiries) Len() int           { return len(h.es) }
+func (h *expiries) Less(i, j int) bool { return h.es[i].expires.Before(h.es[j].expires) }
+func (h *expiries) Swap(i, j int) {
+	h.es[i], h.es[j] = h.es[j], h.es[i]
+	h.es[i].at[h.slot], h.es[j].at[h.slot] = i, j
 }
 
 func (h *expiries) Push(v any) {
 	e := v.(*entry)
-	e.at = len(*h)
-	*h = append(*h, e)
+	e.at[h.slot] = len(h.es)
+	h.es = append(h.es, e)
 }
 
 func (h *expiries) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	e.at = -1
+	e := h.es[len(h.es)-1]
+	h.es[len(h.es)-1] = nil
+	h.es = h.es[:len(h.es)-1]
+	e.at[h.slot] = -1
 	return e
 }
 
 // expiredBytes returns the bytes of the entries expired at now in the
 // subtree at i. A node expires no later than its children, so the walk
 // stops at the first unexpired node of each branch.
-func (h expiries) expiredBytes(i int, now time.Time) int64 {
-	if i >= len(h) || !h[i].expired(now) {
+func (h *expiries) expiredBytes(i int, now time.Time) int64 {
+	if i >= len(h.es) || !h.es[i].expired(now) {
 		return 0
 	}
-	return h[i].size + h.expiredBytes(2*i+1, now) + h.expiredBytes(2*i+2, now)
-}
-
-// allExpiries is the min-heap of every owner's entries by expiry, for
-// container/heap: expiries, with its positions kept in allAt.
-type allExpiries []*entry
-
-func (h allExpiries) Len() int           { return len(h) }
-func (h allExpiries) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
-func (h allExpiries) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].allAt, h[j].allAt = i, j
-}
-
-func (h *allExpiries) Push(v any) {
-	e := v.(*entry)
-	e.allAt = len(*h)
-	*h = append(*h, e)
-}
-
-func (h *allExpiries) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	e.allAt = -1
-	return e
-}
-
-// expiredBytes returns the bytes of the entries expired at now in the
-// subtree at i, as expiries.expiredBytes does.
-func (h allExpiries) expiredBytes(i int, now time.Time) int64 {
-	if i >= len(h) || !h[i].expired(now) {
-		return 0
-	}
-	return h[i].size + h.expiredBytes(2*i+1, now) + h.expiredBytes(2*i+2, now)
+	return h.es[i].size + h.expiredBytes(2*i+1, now) + h.expiredBytes(2*i+2, now)
 }
