@@ -342,33 +342,15 @@ func (o *Options) fillDefaults() error {
 	if o.ErrorLog == nil {
 		o.ErrorLog = log.Default()
 	}
-	if o.AuthorizationTTL <= 0 {
-		o.AuthorizationTTL = DefaultAuthorizationTTL
-	}
-	if o.DownloadTTL <= 0 {
-		o.DownloadTTL = DefaultDownloadTTL
-	}
-	if o.MaxEmbeddedOutput == 0 {
-		o.MaxEmbeddedOutput = DefaultMaxEmbeddedOutput
-	}
-	if o.FileTTL <= 0 {
-		o.FileTTL = DefaultUploadTTL
-	}
-	if o.ReadFileTTL == 0 {
-		o.ReadFileTTL = DefaultReadFileTTL
-	}
-	if o.PageTTL <= 0 {
-		o.PageTTL = DefaultPageTTL
-	}
-	if o.MaxPages <= 0 {
-		o.MaxPages = DefaultMaxPages
-	}
-	if o.MaxPagesPerCaller <= 0 {
-		o.MaxPagesPerCaller = DefaultMaxPagesPerCaller
-	}
-	if o.Quota == 0 {
-		o.Quota = DefaultQuota
-	}
+	orDefault(&o.AuthorizationTTL, DefaultAuthorizationTTL)
+	orDefault(&o.DownloadTTL, DefaultDownloadTTL)
+	zeroDefault(&o.MaxEmbeddedOutput, DefaultMaxEmbeddedOutput)
+	orDefault(&o.FileTTL, DefaultUploadTTL)
+	zeroDefault(&o.ReadFileTTL, DefaultReadFileTTL)
+	orDefault(&o.PageTTL, DefaultPageTTL)
+	orDefault(&o.MaxPages, DefaultMaxPages)
+	orDefault(&o.MaxPagesPerCaller, DefaultMaxPagesPerCaller)
+	zeroDefault(&o.Quota, DefaultQuota)
 	if o.AnonymousQuota == 0 && o.Quota > 0 {
 		o.AnonymousQuota = math.MaxInt64 // past any store
 		if o.Quota <= math.MaxInt64/DefaultAnonymousQuotas {
@@ -394,9 +376,7 @@ func (o *UploadOptions) fillDefaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.TTL <= 0 {
-		o.TTL = DefaultUploadTTL
-	}
+	orDefault(&o.TTL, DefaultUploadTTL)
 	if o.ErrorLog == nil {
 		o.ErrorLog = log.Default()
 	}
@@ -406,36 +386,32 @@ func (o *UploadOptions) fillDefaults() {
 // fillCopyDefaults fills in the bounds of reading a body that are zero:
 // what the upload endpoint and the upload pages share.
 func (o *UploadOptions) fillCopyDefaults() {
-	if o.BufferSize <= 0 {
-		o.BufferSize = DefaultBufferSize
-	}
+	orDefault(&o.BufferSize, DefaultBufferSize)
 	o.BufferSize = max(o.BufferSize, MinBufferSize)
-	if o.MaxPreambleBytes <= 0 {
-		o.MaxPreambleBytes = DefaultMaxPreambleBytes
-	}
-	if o.MaxParts <= 0 {
-		o.MaxParts = DefaultMaxParts
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
-	if o.MinRate <= 0 {
-		o.MinRate = DefaultMinRate
-	}
-	if o.RateWindow <= 0 {
-		o.RateWindow = DefaultRateWindow
-	}
-	if o.ExpiryGrace <= 0 {
-		o.ExpiryGrace = DefaultExpiryGrace
-	}
-	if o.MaxUploadsPerOwner <= 0 {
-		o.MaxUploadsPerOwner = DefaultMaxUploadsPerOwner
-	}
-	if o.MaxUploads <= 0 {
-		o.MaxUploads = DefaultMaxUploads
-	}
-	if o.MaxUploadMemory <= 0 {
-		o.MaxUploadMemory = DefaultMaxUploadMemory
-	}
+	orDefault(&o.MaxPreambleBytes, DefaultMaxPreambleBytes)
+	orDefault(&o.MaxParts, DefaultMaxParts)
+	orDefault(&o.IdleTimeout, DefaultIdleTimeout)
+	orDefault(&o.MinRate, DefaultMinRate)
+	orDefault(&o.RateWindow, DefaultRateWindow)
+	orDefault(&o.ExpiryGrace, DefaultExpiryGrace)
+	orDefault(&o.MaxUploadsPerOwner, DefaultMaxUploadsPerOwner)
+	orDefault(&o.MaxUploads, DefaultMaxUploads)
+	orDefault(&o.MaxUploadMemory, DefaultMaxUploadMemory)
 	o.MaxUploadMemory = max(o.MaxUploadMemory, int64(o.BufferSize))
+}
+
+// orDefault sets *p to d when it is zero or less: a setting that means
+// nothing below one.
+func orDefault[T ~int | ~int64](p *T, d T) {
+	if *p <= 0 {
+		*p = d
+	}
+}
+
+// zeroDefault sets *p to d when it is zero: a setting whose negative value
+// means none.
+func zeroDefault[T ~int | ~int64](p *T, d T) {
+	if *p == 0 {
+		*p = d
+	}
 }
