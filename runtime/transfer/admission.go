@@ -2,8 +2,10 @@ package transfer
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -31,7 +33,30 @@ func newAdmission(o *UploadOptions) *admission {
 	}
 }
 
-// enter admits an upload of owner that may hold a copy buffer of memory
+// admissionKey is whom an upload of owner, sent in r, counts against in
+// the bound of uploads per owner: its owner; or, for a caller without auth
+// and without a session (a 2026-07-28 client, whose requests stand alone,
+// or a stdio server's one client), the address it connects from. All such
+// callers share the owner "", so that one of them could otherwise hold
+// every upload any of them may have in progress. Behind a proxy every
+// caller has the proxy's address: there, authenticate callers, or bound
+// them at the proxy.
+func admissionKey(owner string, r *http.Request) string {
+	if owner != "" {
+		return owner
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return addressKeyPrefix + host
+}
+
+// addressKeyPrefix starts the admission key of an address; the NUL keeps
+// it from any owner.
+const addressKeyPrefix = "\x00address "
+
+// enter admits an upload of owner (an admissionKey) that may hold a copy buffer of memory
 // bytes, or returns the refusal that says which bound it would pass: 429
 // for the owner's, 503 for the server's, each with a Retry-After (set on
 // w) of one rate window, by when a slow upload has been cut.
@@ -41,7 +66,11 @@ func (a *admission) enter(w http.ResponseWriter, owner string, memory int64) *re
 	var rf *refusal
 	switch {
 	case a.owners[owner] >= a.maxPerOwner:
-		rf = refuseTooMany.says(fmt.Sprintf("the owner has %d uploads in progress, as many as the server takes of one owner at once: retry when one has ended", a.maxPerOwner))
+		who := "the owner has"
+		if strings.HasPrefix(owner, addressKeyPrefix) {
+			who = "callers without auth from this address have"
+		}
+		rf = refuseTooMany.says(fmt.Sprintf("%s %d uploads in progress, as many as the server takes of one owner at once: retry when one has ended", who, a.maxPerOwner))
 	case a.n >= a.max:
 		rf = refuseBusy.says(fmt.Sprintf("the server has %d uploads in progress, as many as it takes at once: retry later", a.max))
 	case a.memory+memory > a.maxMemory:

@@ -314,9 +314,9 @@ type UploadOptions struct {
 	// started in time may go on: no upload ends later. Zero means
 	// DefaultExpiryGrace.
 	ExpiryGrace time.Duration
-	// MaxUploadsPerOwner bounds the uploads one owner (every caller
-	// without auth is the one owner "") has in progress at once; one more
-	// is refused with 429 (tooManyUploads) and a Retry-After of one
+	// MaxUploadsPerOwner bounds the uploads one owner has in progress at
+	// once (callers without auth or a session, who share the owner "", are
+	// counted by the address they connect from); one more is refused with 429 (tooManyUploads) and a Retry-After of one
 	// RateWindow, by when a slow one has been cut. Zero means
 	// DefaultMaxUploadsPerOwner.
 	MaxUploadsPerOwner int

@@ -229,6 +229,39 @@ func TestUploadsPerOwner(t *testing.T) {
 	})
 }
 
+// TestUploadsPerAnonymousAddress: callers without auth or a session share
+// the owner "", so the bound of uploads per owner counts them by address:
+// one address at the bound is refused another, and another address is
+// not.
+func TestUploadsPerAnonymousAddress(t *testing.T) {
+	fx := newFixture(t, "memstore")
+	srv := paced(t, fx, transfer.UploadOptions{MaxUploadsPerOwner: 2, RateWindow: time.Minute, MinRate: 1})
+	for i := range 2 { // from 127.0.0.1
+		startSlowPut(t, srv.URL, sign(t, fx.keys, bigClaims("", fmt.Sprint("file_held", i))), 1000, 50*time.Millisecond)
+	}
+	waitUsage(t, fx, "", 2<<20)
+	anonymous := func(id string) token.Claims { c := claims(data); c.Owner, c.FileID = "", id; return c }
+	res, err := http.DefaultClient.Do(toClient(t, srv.URL, put(sign(t, fx.keys, anonymous("file_same")), bytes.NewReader(data), false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "from this address") {
+		t.Errorf("a third anonymous upload from one address: %d %s; want 429 saying it counts the address", res.StatusCode, b)
+	}
+	other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	res, err = other.Do(toClient(t, srv.URL, put(sign(t, fx.keys, anonymous("file_other")), bytes.NewReader(data), false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Errorf("an anonymous upload from another address meanwhile: %d %s, want 201", res.StatusCode, b)
+	}
+}
+
 // TestUploadsServerBounds: past MaxUploads uploads in progress, or past
 // MaxUploadMemory of their buffers, an upload is refused with 503 busy and
 // a Retry-After.

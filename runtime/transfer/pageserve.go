@@ -171,10 +171,11 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 		return 0, refuseNoFile
 	}
 	mem := int64(c.bufs.sizeFor(claims.Size))
-	if rf := c.admit.enter(w, claims.Owner, mem); rf != nil {
+	key := admissionKey(claims.Owner, r)
+	if rf := c.admit.enter(w, key, mem); rf != nil {
 		return 0, rf.says("The server is busy with other uploads (" + rf.text + "). Try again in a minute.")
 	}
-	defer c.admit.leave(claims.Owner, mem)
+	defer c.admit.leave(key, mem)
 	switch u, ok, err := c.quota.check(ctx, claims.Owner, claims.Size, c.Now()); {
 	case err != nil:
 		return 0, c.pageInternal(r, "store usage", err)

@@ -176,14 +176,6 @@ func (c *config) owner(extra *mcp.RequestExtra, ss *mcp.ServerSession) (string, 
 	return c.principal(extra.TokenInfo)
 }
 
-// anonymousOwner is the owner of the files of a caller without auth in
-// session ss: one owner per session where the protocol has sessions with
-// IDs (2025-11-25 over streamable HTTP), so that anonymous clients do not
-// share one quota, and "" where it has none (stdio, whose one session is
-// one client; 2026-07-28, where each request stands alone). It is a hash
-// of the session ID, which the store records and must not hold (whoever
-// has the ID can speak in the session); the NUL it starts with keeps it
-// from any principal an auth layer names.
 // anonymous reports whether owner is that of a caller without auth.
 func anonymous(owner string) bool {
 	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
@@ -192,6 +184,14 @@ func anonymous(owner string) bool {
 // sessionOwnerPrefix starts the owner of an anonymous session.
 const sessionOwnerPrefix = "\x00session "
 
+// anonymousOwner is the owner of the files of a caller without auth in
+// session ss: one owner per session where the protocol has sessions with
+// IDs (2025-11-25 over streamable HTTP), so that anonymous clients do not
+// share one quota, and "" where it has none (stdio, whose one session is
+// one client; 2026-07-28, where each request stands alone). It is a hash
+// of the session ID, which the store records and must not hold (whoever
+// has the ID can speak in the session); the NUL it starts with keeps it
+// from any principal an auth layer names.
 func anonymousOwner(ss *mcp.ServerSession) string {
 	if ss == nil {
 		return ""

@@ -159,10 +159,11 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	// buffer this one may hold, within their bounds; and the quota: what
 	// the owner holds, and this file, within the limit.
 	mem := int64(h.bufs.sizeFor(c.Size))
-	if rf := h.admit.enter(w, c.Owner, mem); rf != nil {
+	key := admissionKey(c.Owner, r)
+	if rf := h.admit.enter(w, key, mem); rf != nil {
 		return rf
 	}
-	defer h.admit.leave(c.Owner, mem)
+	defer h.admit.leave(key, mem)
 	switch u, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
 	case err != nil:
 		return httpInternal(h.o.ErrorLog, r, "upload", "store usage", err)

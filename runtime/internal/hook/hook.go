@@ -14,7 +14,6 @@ package hook
 
 import (
 	"context"
-	"io"
 	"runtime"
 	"slices"
 	"sync"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/fetch"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
 // FileScheme is the scheme of the file URIs a server hands out in
@@ -36,14 +36,9 @@ const FileScheme = "mcp-file:"
 // transfer layer's own limit (token.MaxFileURILen).
 const MaxURILen = 512
 
-// A Reader reads the bytes of a resolved file: runtime.FileReader.
-type Reader interface {
-	io.Reader
-	io.ReaderAt
-	io.Seeker
-	io.Closer
-	Size() int64
-}
+// A Reader reads the bytes of a resolved file: what a store opens, and what
+// runtime.FileReader (the same methods, documented for handlers) hands on.
+type Reader = store.Reader
 
 // Resolved is what a file URI resolves to: a stored file that passed the
 // checks of the argument it was sent in.

@@ -266,6 +266,16 @@ func ValidID(id string) error {
 	return nil
 }
 
+// CheckCall is the check every Store method starts with: id must be one
+// [ValidID] accepts (the error wraps [ErrBadID]), and ctx must not be done
+// (its error).
+func CheckCall(ctx context.Context, id string) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
 func idChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_'
 }

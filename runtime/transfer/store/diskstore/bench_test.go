@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/storetest"
 )
 
 const benchSize = 64 << 20
@@ -24,49 +25,16 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// BenchmarkWrite writes and commits a 64 MiB object in writes of 256 KiB,
-// as the upload handler does (half its buffer at a time). Allocations per
-// op stay small and independent of the size: the writer streams.
-func BenchmarkWrite(b *testing.B) {
-	benchWrite(b, store.Meta{Size: benchSize, MediaType: "application/octet-stream"})
-}
-
-// BenchmarkWriteUnknownSize is BenchmarkWrite with the size not declared:
-// the writer takes up to twice the object, and records the length written.
-func BenchmarkWriteUnknownSize(b *testing.B) {
-	benchWrite(b, store.Meta{Size: store.SizeUnknown, MaxSize: 2 * benchSize, MediaType: "application/octet-stream"})
-}
-
-func benchWrite(b *testing.B, m store.Meta) {
+// BenchmarkStore is the suite every backend runs (storetest.Benchmark).
+func BenchmarkStore(b *testing.B) {
 	s, err := diskstore.New(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	buf := make([]byte, 256<<10)
-	b.SetBytes(benchSize)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		id := "bench-" + strconv.Itoa(i)
-		i++
-		w, err := s.Create(ctx, id, m)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.CopyBuffer(w, io.LimitReader(zeros{}, benchSize), buf); err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Commit(ctx); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		s.Delete(ctx, id)
-		b.StartTimer()
-	}
+	storetest.Benchmark(b, s)
 }
 
-// BenchmarkBareFileCopy is the baseline for BenchmarkWrite: io.Copy of the
+// BenchmarkBareFileCopy is the baseline for BenchmarkStore/Write: io.Copy of the
 // same bytes into a plain file, synced and renamed, without hashing.
 func BenchmarkBareFileCopy(b *testing.B) {
 	dir := b.TempDir()
@@ -91,32 +59,6 @@ func BenchmarkBareFileCopy(b *testing.B) {
 		b.StopTimer()
 		os.Remove(dst)
 		b.StartTimer()
-	}
-}
-
-// BenchmarkStat is the store's share of resolving a file URI: it does not
-// depend on the object's size.
-func BenchmarkStat(b *testing.B) {
-	s, err := diskstore.New(b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	w, err := s.Create(ctx, "stat", store.Meta{Size: benchSize})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(w, io.LimitReader(zeros{}, benchSize)); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Commit(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Stat(ctx, "stat"); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
 

@@ -218,13 +218,6 @@ func (s *Store) TotalUsage(ctx context.Context, now time.Time) (int64, error) {
 	return s.index.totalUsage(now), nil
 }
 
-func check(ctx context.Context, id string) error {
-	if err := store.ValidID(id); err != nil {
-		return err
-	}
-	return ctx.Err()
-}
-
 // record is the metadata JSON stored after an object's bytes.
 type record struct {
 	ID        string    `json:"id"`
@@ -242,7 +235,7 @@ type record struct {
 // [store.SizeUnknown]) in [Store.Usage] of m.Owner until it commits, aborts
 // or fails.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return nil, err
 	}
 	limit, err := m.Limit()
@@ -315,7 +308,7 @@ func (s *Store) Open(ctx context.Context, id string) (store.Reader, error) {
 
 // open opens the unexpired committed object id and reads its metadata.
 func (s *Store) open(ctx context.Context, id string) (*os.File, store.Meta, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return nil, store.Meta{}, err
 	}
 	f, err := os.Open(s.path(id))
@@ -397,7 +390,7 @@ func readMeta(f *os.File, id string) (store.Meta, error) {
 
 // Delete implements [store.Store.Delete].
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return err
 	}
 	mu := s.lock(id)

@@ -53,19 +53,12 @@ func New(o *Options) *Store {
 	return s
 }
 
-func check(ctx context.Context, id string) error {
-	if err := store.ValidID(id); err != nil {
-		return err
-	}
-	return ctx.Err()
-}
-
 // Create implements [store.Store.Create]. The writer counts m.Size (or
 // m.MaxSize, when the size is [store.SizeUnknown]) in [Store.Usage] of
 // m.Owner until it commits, aborts or fails; a writer that is dropped
 // without Abort counts for the life of the Store.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return nil, err
 	}
 	limit, err := m.Limit()
@@ -139,7 +132,7 @@ func (s *Store) Open(ctx context.Context, id string) (store.Reader, error) {
 }
 
 func (s *Store) get(ctx context.Context, id string) (*object, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -153,7 +146,7 @@ func (s *Store) get(ctx context.Context, id string) (*object, error) {
 
 // Delete implements [store.Store.Delete].
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -14,3 +14,8 @@ func TestConformance(t *testing.T) {
 		return memstore.New(&memstore.Options{Now: now})
 	})
 }
+
+// BenchmarkStore is the suite every backend runs (storetest.Benchmark).
+func BenchmarkStore(b *testing.B) {
+	storetest.Benchmark(b, memstore.New(nil))
+}

@@ -231,7 +231,7 @@ func selfSignedCert(dir string) (certFile, keyFile string, pool *x509.CertPool, 
 
 // servers returns the running gateways, and requires versitygw: without
 // it the test skips, or fails under CI=true.
-func servers(t *testing.T) []*gateway {
+func servers(t testing.TB) []*gateway {
 	t.Helper()
 	prereq.Require(t, !versitygwMissing, "versitygw", installFix)
 	if gatewayErr != nil {
@@ -241,7 +241,7 @@ func servers(t *testing.T) []*gateway {
 }
 
 // server returns the gateway of the given name ("https" or "http").
-func server(t *testing.T, name string) *gateway {
+func server(t testing.TB, name string) *gateway {
 	t.Helper()
 	for _, gw := range servers(t) {
 		if gw.name == name {
@@ -280,13 +280,13 @@ func (r recorder) Do(req *http.Request) (*http.Response, error) {
 var prefixes atomic.Int64
 
 // prefix returns a key prefix no other test, or run of a test, uses.
-func prefix(t *testing.T) string {
+func prefix(t testing.TB) string {
 	return fmt.Sprintf("%s-%d/", strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()), prefixes.Add(1))
 }
 
 // newStore returns a Store on gw under a prefix of its own, so that it
 // starts empty. o.Bucket, o.Prefix and o.Client are set unless given.
-func newStore(t *testing.T, gw *gateway, o s3store.Options) *s3store.Store {
+func newStore(t testing.TB, gw *gateway, o s3store.Options) *s3store.Store {
 	t.Helper()
 	if o.Bucket == "" {
 		o.Bucket = bucket

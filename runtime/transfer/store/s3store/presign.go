@@ -55,7 +55,7 @@ func (s *Store) PresignUpload(ctx context.Context, id string, m store.Meta, expi
 // presignTTL checks id and returns how long a request signed now stays
 // good until expires: whole seconds, 1s to MaxPresignExpiry.
 func (s *Store) presignTTL(ctx context.Context, id string, expires time.Time) (time.Duration, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return 0, err
 	}
 	ttl := expires.Sub(s.now()).Truncate(time.Second)

@@ -59,65 +59,45 @@ func presignMeta(body []byte, declare bool) store.Meta {
 	return m
 }
 
-// TestPresignUpload sends signed requests as they are, and checks the
-// object they make.
-func TestPresignUpload(t *testing.T) {
-	for _, gw := range servers(t) {
-		t.Run(gw.name, func(t *testing.T) {
-			ctx := context.Background()
-			s := newStore(t, gw, s3store.Options{})
-			for _, tc := range []struct {
-				id      string
-				body    []byte
-				declare bool
-			}{
-				{"declared", []byte("a,b\n1,2\n"), true},
-				{"undeclared", []byte("a,b\n3,4\n"), false},
-				{"empty", nil, false},
-			} {
-				m := presignMeta(tc.body, tc.declare)
-				sr, err := s.PresignUpload(ctx, tc.id, m, time.Now().Add(time.Minute))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if sr.Method != http.MethodPut {
-					t.Errorf("%s: Method = %q, want PUT", tc.id, sr.Method)
-				}
-				want := []string{"If-None-Match", "X-Amz-Meta-Mcpfile-Name", "X-Amz-Meta-Mcpfile-Owner", "X-Amz-Meta-Mcpfile-Media-Type", "X-Amz-Meta-Mcpfile-Expires"}
-				if len(tc.body) > 0 { // the SDK signs neither for an empty body
-					want = append(want, "Content-Length", "Content-Type")
-				}
-				if tc.declare || len(tc.body) == 0 {
-					want = append(want, "X-Amz-Checksum-Sha256")
-				}
-				for _, h := range want {
-					if _, ok := sr.Headers[h]; !ok {
-						t.Errorf("%s: Headers = %q, want a %s", tc.id, sr.Headers, h)
-					}
-				}
-				if code, msg := send(t, gw, sr, tc.body, nil); code != http.StatusOK {
-					t.Fatalf("%s: PUT = %d %s, want 200", tc.id, code, msg)
-				}
-				got, err := s.Stat(ctx, tc.id)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want2 := m
-				want2.SHA256 = sha256.Sum256(tc.body)
-				if !got.Expires.Equal(want2.Expires) {
-					t.Errorf("%s: Expires = %v, want %v", tc.id, got.Expires, want2.Expires)
-				}
-				got.Expires, want2.Expires = time.Time{}, time.Time{}
-				if got != want2 {
-					t.Errorf("%s: Stat = %+v, want %+v", tc.id, got, want2)
-				}
+// TestPresignSignedHeaders: what S3 is to enforce of a presigned upload
+// is in the headers signed (storetest holds the store to the outcome).
+func TestPresignSignedHeaders(t *testing.T) {
+	gw := server(t, "http")
+	s := newStore(t, gw, s3store.Options{})
+	for _, tc := range []struct {
+		id      string
+		body    []byte
+		declare bool
+	}{
+		{"declared", []byte("a,b\n1,2\n"), true},
+		{"undeclared", []byte("a,b\n3,4\n"), false},
+		{"empty", nil, false},
+	} {
+		sr, err := s.PresignUpload(t.Context(), tc.id, presignMeta(tc.body, tc.declare), time.Now().Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sr.Method != http.MethodPut {
+			t.Errorf("%s: Method = %q, want PUT", tc.id, sr.Method)
+		}
+		want := []string{"If-None-Match", "X-Amz-Meta-Mcpfile-Name", "X-Amz-Meta-Mcpfile-Owner", "X-Amz-Meta-Mcpfile-Media-Type", "X-Amz-Meta-Mcpfile-Expires"}
+		if len(tc.body) > 0 { // the SDK signs neither for an empty body
+			want = append(want, "Content-Length", "Content-Type")
+		}
+		if tc.declare || len(tc.body) == 0 {
+			want = append(want, "X-Amz-Checksum-Sha256")
+		}
+		for _, h := range want {
+			if _, ok := sr.Headers[h]; !ok {
+				t.Errorf("%s: Headers = %q, want a %s", tc.id, sr.Headers, h)
 			}
-		})
+		}
 	}
 }
 
 // TestPresignRefusals changes what a client sends, one thing at a time,
-// and checks that S3 itself refuses it and stores nothing.
+// and checks that S3 itself refuses it and stores nothing: the headers
+// special to S3 (storetest changes the body and the media type).
 func TestPresignRefusals(t *testing.T) {
 	gw := server(t, "http")
 	ctx := context.Background()
@@ -131,10 +111,6 @@ func TestPresignRefusals(t *testing.T) {
 		edit func(*http.Request)
 		want int
 	}{
-		{"longer body", append(bytes.Clone(body), 'x'), nil, http.StatusForbidden},
-		{"shorter body", body[:len(body)-1], nil, http.StatusForbidden},
-		{"other bytes of the same length", other, nil, http.StatusBadRequest},
-		{"other media type", body, func(r *http.Request) { r.Header.Set("Content-Type", "text/html") }, http.StatusForbidden},
 		{"no media type", body, func(r *http.Request) { r.Header.Del("Content-Type") }, http.StatusForbidden},
 		{"other owner", body, func(r *http.Request) { r.Header.Set("X-Amz-Meta-Mcpfile-Owner", "user:43") }, http.StatusForbidden},
 		{"later expiry", body, func(r *http.Request) { r.Header.Set("X-Amz-Meta-Mcpfile-Expires", "2099-01-01T00:00:00Z") }, http.StatusForbidden},
@@ -158,25 +134,9 @@ func TestPresignRefusals(t *testing.T) {
 		}
 	}
 
-	// A signed request is single use: S3 refuses the second with 412.
-	sr, err := s.PresignUpload(ctx, "once", m, time.Now().Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code, msg := send(t, gw, sr, body, nil); code != http.StatusOK {
-		t.Fatalf("first PUT = %d %s, want 200", code, msg)
-	}
-	if code, msg := send(t, gw, sr, body, nil); code != http.StatusPreconditionFailed {
-		t.Errorf("second PUT = %d %s, want 412", code, msg)
-	}
-	// So is the ID, also for the Writer.
-	if _, err := s.Create(ctx, "once", m); !errors.Is(err, store.ErrExists) {
-		t.Errorf("Create of a presigned, uploaded ID: %v, want ErrExists", err)
-	}
-
 	// Expired: the shortest signature SigV4 has is one second (this one is
 	// rounded down to it).
-	sr, err = s.PresignUpload(ctx, "late", m, time.Now().Add(1500*time.Millisecond))
+	sr, err := s.PresignUpload(ctx, "late", m, time.Now().Add(1500*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

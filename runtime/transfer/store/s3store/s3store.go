@@ -276,13 +276,6 @@ func New(ctx context.Context, o Options) (*Store, error) {
 
 func (s *Store) key(id string) string { return s.prefix + id }
 
-func check(ctx context.Context, id string) error {
-	if err := store.ValidID(id); err != nil {
-		return err
-	}
-	return ctx.Err()
-}
-
 // The user metadata of an object, after x-amz-meta- (S3 keeps the keys in
 // lower case).
 const (
@@ -524,7 +517,7 @@ func status(err error) int {
 // the same object reads it from there (if the tags cannot be written, for
 // want of s3:PutObjectTagging, every Stat reads the object whole).
 func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return store.Meta{}, err
 	}
 	o, err := s.head(ctx, id, true)
@@ -564,7 +557,7 @@ func (s *Store) Stat(ctx context.Context, id string) (store.Meta, error) {
 // that was opened (If-Match its ETag): if the object is deleted or
 // replaced meanwhile, reads fail rather than mix two objects.
 func (s *Store) Open(ctx context.Context, id string) (store.Reader, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return nil, err
 	}
 	o, err := s.head(ctx, id, false)
@@ -579,7 +572,7 @@ func (s *Store) Open(ctx context.Context, id string) (store.Reader, error) {
 
 // Delete implements [store.Store.Delete].
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return err
 	}
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(id))})

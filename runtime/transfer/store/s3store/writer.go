@@ -32,7 +32,7 @@ import (
 // request, or, once there are more, in a multipart upload; see the package
 // doc. Its requests, too, keep ctx's values but not its cancellation.
 func (s *Store) Create(ctx context.Context, id string, m store.Meta) (store.Writer, error) {
-	if err := check(ctx, id); err != nil {
+	if err := store.CheckCall(ctx, id); err != nil {
 		return nil, err
 	}
 	if _, err := m.Limit(); err != nil {

@@ -4,7 +4,9 @@
 // for servers.
 //
 // Objects of unknown size ([store.SizeUnknown]) have subtests of their own,
-// named UnknownSize…: every Store takes them.
+// named UnknownSize…: every Store takes them. So do signed requests, named
+// Presign…, which skip a Store that is not a [store.Presigner] or a
+// [store.DownloadPresigner].
 //
 // A Store that is also a [store.Usager] is held to its promises too; the
 // Usage subtests skip a Store that is not. A Usager may count open writers
@@ -20,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -48,10 +51,19 @@ func (c *clock) advance(d time.Duration) {
 
 // Run runs the conformance suite against the stores newStore makes, one
 // per subtest. newStore must return an empty store that checks expiry
-// against now, and clean it up with t.Cleanup.
+// against now, and clean it up with t.Cleanup. The signed requests of a
+// [store.Presigner] or [store.DownloadPresigner] are sent with
+// http.DefaultClient; [RunClient] sends them with another.
 func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.Store) {
 	t.Helper()
-	for _, tc := range append([]struct {
+	RunClient(t, newStore, http.DefaultClient)
+}
+
+// RunClient is [Run] with the client that sends signed requests to the
+// backend: one that trusts a test server's certificate, say.
+func RunClient(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.Store, client *http.Client) {
+	t.Helper()
+	for _, tc := range append(append([]struct {
 		name string
 		fn   func(t *testing.T, s store.Store, c *clock)
 	}{
@@ -75,7 +87,7 @@ func Run(t *testing.T, newStore func(t *testing.T, now func() time.Time) store.S
 		{"UsageWriters", testUsageWriters},
 		{"UsageConcurrent", testUsageConcurrent},
 		{"TotalUsage", testTotalUsage},
-	}, unknownSizeTests...) {
+	}, unknownSizeTests...), presignTests(client)...) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &clock{now: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
 			tc.fn(t, newStore(t, c.Now), c)
