@@ -23,6 +23,22 @@ func init() {
 		}
 		return &toolcall.Args{Decode: a.decode, OpenAIFields: a.plan.openAIFields(), UploadsOnly: a.plan.uploadsOnly()}, nil
 	}
+	toolcall.NewForm = func(t reflect.Type, schema json.RawMessage) (*toolcall.Form, error) {
+		f := formFor(schema)
+		if f.err != nil {
+			return nil, f.err
+		}
+		plan, err := planFor(t, schema)
+		if err != nil {
+			return nil, fmt.Errorf("has a schema that cannot be used: %v", err)
+		}
+		answer := func(ctx context.Context, q toolcall.Question, try int, action string, content json.RawMessage, dst any) (string, string, error) {
+			e := elicitation{form: f.checker, plan: plan, check: q.Check, message: q.Message, maxTries: q.MaxTries}
+			done, again, err := e.answer(ctx, action, content, try, dst)
+			return string(done), again, err
+		}
+		return &toolcall.Form{Desc: f.desc, UploadsOnly: plan.uploadsOnly(), Answer: answer}, nil
+	}
 }
 
 // toolArgs checks and decodes the arguments of one generated input type.

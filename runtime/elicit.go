@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 	"reflect"
 	"slices"
 	"strconv"
@@ -133,7 +134,13 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		}
 		r.Declare(d) // before the client sees the form: its files may be uploaded
 	}
-	e := elicitation[T, P]{form: form, plan: plan, check: check, message: message, maxTries: maxTries}
+	e := elicitation{form: form, plan: plan, message: message, maxTries: maxTries}
+	if check != nil {
+		e.check = func(dst any) error { return check(*(*T)(dst.(P))) }
+	}
+	read := func(er *mcp.ElicitResult, try int) (Answer[T], string, error) {
+		return answerOf[T, P](ctx, e, er, try)
+	}
 
 	if req == nil || req.Session == nil {
 		return ans, nil, ErrElicitationUnsupported
@@ -141,18 +148,18 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 	ip := req.Session.InitializeParams()
 	if ip != nil && ip.ProtocolVersion >= protocolMRTR {
 		if resp, ok := req.Params.InputResponses[id]; ok {
-			try := parseElicitState(req.Params.RequestState, id, maxTries)
+			try := toolcall.ParseElicitState(req.Params.RequestState, id, maxTries)
 			er, ok := resp.(*mcp.ElicitResult)
 			if !ok || er == nil {
 				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
 			}
-			ans, again, err := e.answer(ctx, er, try)
+			ans, again, err := read(er, try)
 			if again == "" || err != nil {
 				return ans, nil, err
 			}
 			return ans, &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{id: params(again)},
-				RequestState:  elicitState(id, try+1),
+				RequestState:  toolcall.ElicitState(id, try+1),
 			}, nil
 		}
 		if !formElicitation(ip) {
@@ -160,7 +167,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		}
 		return ans, &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{id: params(message)},
-			RequestState:  elicitState(id, 1),
+			RequestState:  toolcall.ElicitState(id, 1),
 		}, nil
 	}
 
@@ -182,7 +189,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		case err != nil:
 			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, safeError(err))
 		default:
-			ans, again, err = e.answer(ctx, er, try)
+			ans, again, err = read(er, try)
 		}
 		if again == "" || err != nil {
 			return ans, nil, err
@@ -222,55 +229,67 @@ func formFor(schema json.RawMessage) *form {
 // returns for an answer that does not match the form's schema.
 const sdkContentMismatch = "elicitation result content does not match requested schema"
 
-// elicitation reads the answers to one form.
-type elicitation[T any, P Generated[T]] struct {
+// elicitation reads the answers to one form, whatever the SDK: Elicit
+// for a go-sdk server, and the mcp-go adapter through package toolcall.
+type elicitation struct {
 	form     *argsChecker
-	plan     *filePlan     // T's file fields, whose uploaded files are resolved
-	check    func(T) error // nil: no check of the server's own
+	plan     *filePlan           // the form's file fields, whose uploaded files are resolved
+	check    func(dst any) error // the server's own check of the value; nil: none
 	message  string
 	maxTries int
 }
 
-// answer reads the answer to try number try. When the answer is not valid
-// and tries are left, again is the message to ask with once more.
-func (e elicitation[T, P]) answer(ctx context.Context, er *mcp.ElicitResult, try int) (ans Answer[T], again string, err error) {
-	switch Action(er.Action) {
+// answerOf reads the go-sdk answer er to try number try into an Answer.
+func answerOf[T any, P Generated[T]](ctx context.Context, e elicitation, er *mcp.ElicitResult, try int) (ans Answer[T], again string, err error) {
+	var content json.RawMessage
+	if er.Content != nil {
+		if content, err = json.Marshal(er.Content); err != nil {
+			return ans, "", err
+		}
+	}
+	ans.Action, again, err = e.answer(ctx, er.Action, content, try, P(&ans.Value))
+	if ans.Action != Accept {
+		ans.Value = *new(T)
+	}
+	return ans, again, err
+}
+
+// answer reads the answer to try number try: the action and the content
+// (the form's JSON object; nil for none) the client sent, decoded into dst
+// when accepted. done is the action that ends the asking, Accept only when
+// dst passed every check; when done is "", again is the message to ask
+// with once more, or err ends the call.
+func (e elicitation) answer(ctx context.Context, action string, content json.RawMessage, try int, dst any) (done Action, again string, err error) {
+	switch Action(action) {
 	case Decline, Cancel:
-		ans.Action = Action(er.Action)
-		return ans, "", nil
+		return Action(action), "", nil
 	case Accept:
 	default:
-		return ans, "", fmt.Errorf("the client answered the form with the unknown action %s", echo(er.Action))
+		return "", "", fmt.Errorf("the client answered the form with the unknown action %s", echo(action))
 	}
-	content, err := json.Marshal(er.Content)
-	if err != nil {
-		return ans, "", err
-	}
-	if er.Content == nil {
+	if content == nil {
 		content = []byte("{}")
 	}
-	verr := e.form.decode(content, P(&ans.Value))
+	verr := e.form.decode(content, dst)
 	if verr == nil {
-		if err := e.plan.resolve(ctx, nil, reflect.ValueOf(&ans.Value)); err != nil {
+		if err := e.plan.resolve(ctx, nil, reflect.ValueOf(dst)); err != nil {
 			verr = safeError(err)
 		}
 	}
 	if verr == nil && e.check != nil {
-		verr = e.check(ans.Value)
+		verr = e.check(dst)
 	}
 	if verr == nil {
-		ans.Action = Accept
-		return ans, "", nil
+		return Accept, "", nil
 	}
-	ans.Value = *new(T)
 	again, err = e.refused(verr, try)
-	return ans, again, err
+	return "", again, err
 }
 
 // refused is the answer to try number try being refused for verr: the
 // message to ask again with, or the error that ends the call after the
 // last try.
-func (e elicitation[T, P]) refused(verr error, try int) (again string, err error) {
+func (e elicitation) refused(verr error, try int) (again string, err error) {
 	if try >= e.maxTries {
 		return "", fmt.Errorf("the user's answer was not accepted after %d tries: %v", try, verr)
 	}
@@ -285,31 +304,6 @@ func formElicitation(ip *mcp.InitializeParams) bool {
 	}
 	c := ip.Capabilities.Elicitation
 	return c.Form != nil || c.URL == nil
-}
-
-// elicitState is the requestState for try number try of the form id.
-func elicitState(id string, try int) string {
-	return "mcpfile.elicit/" + strconv.Itoa(try) + "/" + id
-}
-
-// parseElicitState returns the try number that state (as made by
-// elicitState) records for the form id: 1 when there is none, and never
-// more than max. The client echoes the state and could change it, but it
-// could as well start the call anew: the count bounds an honest client's loop.
-func parseElicitState(state, id string, max int) int {
-	rest, ok := strings.CutPrefix(state, "mcpfile.elicit/")
-	if !ok {
-		return 1
-	}
-	n, name, ok := strings.Cut(rest, "/")
-	if !ok || name != id {
-		return 1
-	}
-	try, err := strconv.Atoi(n)
-	if err != nil || try < 1 {
-		return 1
-	}
-	return min(try, max)
 }
 
 // describeForm names the form's properties for error messages.

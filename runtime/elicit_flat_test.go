@@ -53,23 +53,3 @@ func TestFormElicitation(t *testing.T) {
 		}
 	}
 }
-
-func TestElicitState(t *testing.T) {
-	for _, tt := range []struct {
-		state string
-		want  int
-	}{
-		{"", 1},
-		{elicitState("photo", 1), 1},
-		{elicitState("photo", 2), 2},
-		{elicitState("photo", 9), 3}, // never beyond MaxTries
-		{elicitState("other", 2), 1},
-		{"mcpfile.elicit/x/photo", 1},
-		{"mcpfile.elicit/-4/photo", 1},
-		{"something else", 1},
-	} {
-		if got := parseElicitState(tt.state, "photo", 3); got != tt.want {
-			t.Errorf("parseElicitState(%q) = %d, want %d", tt.state, got, tt.want)
-		}
-	}
-}

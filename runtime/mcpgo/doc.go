@@ -31,8 +31,12 @@
 // [LimitBody] and [LimitLines] hold mcp-go's streamable HTTP server and
 // its stdio server to it.
 //
-// Not yet for mcp-go servers: eliciting files (runtime.Elicit,
-// runtime.ElicitUpload), SEP-2631 uploads and downloads
+// [Elicit] asks the user for a form of files, as runtime.Elicit does, the
+// way protocol 2026-07-28 asks (mcp-go bridges it to elicitation/create for
+// older clients).
+//
+// Not yet for mcp-go servers: upload pages (runtime.ElicitUpload),
+// SEP-2631 uploads and downloads
 // (files/authorizeUpload, files/authorizeDownload) and file outputs. A
 // field that takes uploaded files only (transfer=upload) is refused by
 // [AddTool]; a field that takes both refuses an uploaded file's URI with

@@ -2,6 +2,7 @@ package mcpgo
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,18 +13,32 @@ import (
 )
 
 // MaxRequestBytesFor returns the request size limit for s as its tools
-// stand: runtime.MaxRequestBytes of the input schemas of the tools added
-// to s with [AddTool], that is the largest request one of them takes with
+// stand: runtime.RequestBytes of the input schema of each tool added to s
+// with [AddTool], counted together with every one of forms, the schemas of
+// the forms its tools elicit with [Elicit] (a 2026-07-28 client answers a
+// form in the retry of the call, so one request carries the tool's files
+// and the form's), that is the largest request one of them takes with
 // every file at its maxSize (base64 growth, the URI prefix and JSON
 // overhead included), and never less than 4 MiB, the go-sdk's default.
 // Call it once the tools are added, and hold the transport to it with
 // [LimitBody] or [LimitLines].
-func MaxRequestBytesFor(s *server.MCPServer) (int64, error) {
-	n, err := mcpfile.MaxRequestBytes(record(s).getSchemas()...)
+func MaxRequestBytesFor(s *server.MCPServer, forms ...json.RawMessage) (int64, error) {
+	limit, err := mcpfile.MaxRequestBytes()
 	if err != nil {
 		return 0, fmt.Errorf("mcpgo.MaxRequestBytesFor: %w", err)
 	}
-	return n, nil
+	for _, schema := range append([]json.RawMessage{nil}, record(s).getSchemas()...) {
+		one := forms
+		if schema != nil {
+			one = append([]json.RawMessage{schema}, forms...)
+		}
+		n, err := mcpfile.RequestBytes(one...)
+		if err != nil {
+			return 0, fmt.Errorf("mcpgo.MaxRequestBytesFor: %w", err)
+		}
+		limit = max(limit, n)
+	}
+	return limit, nil
 }
 
 // LimitBody returns h, such as mcp-go's *server.StreamableHTTPServer,

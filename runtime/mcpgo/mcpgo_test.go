@@ -128,16 +128,16 @@ func goSDKSession(t *testing.T) *gosdk.ClientSession {
 // transports start a client of s over each of mcp-go's transports.
 var transports = []struct {
 	name  string
-	start func(t *testing.T, s *server.MCPServer) *client.Client
+	start func(t *testing.T, s *server.MCPServer, opts ...client.ClientOption) *client.Client
 }{
-	{"in-process", func(t *testing.T, s *server.MCPServer) *client.Client {
-		c, err := client.NewInProcessClient(s)
+	{"in-process", func(t *testing.T, s *server.MCPServer, opts ...client.ClientOption) *client.Client {
+		c, err := client.NewInProcessClientWithOptions(s, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}},
-	{"stdio", func(t *testing.T, s *server.MCPServer) *client.Client {
+	{"stdio", func(t *testing.T, s *server.MCPServer, opts ...client.ClientOption) *client.Client {
 		limit, err := mcpgo.MaxRequestBytesFor(s)
 		if err != nil {
 			t.Fatal(err)
@@ -157,32 +157,38 @@ var transports = []struct {
 				t.Errorf("stdio server: %v", err)
 			}
 		})
-		return client.NewClient(transport.NewIO(toClient, fromClient, nil))
+		return client.NewClient(transport.NewIO(toClient, fromClient, nil), opts...)
 	}},
-	{"streamable HTTP", func(t *testing.T, s *server.MCPServer) *client.Client {
+	{"streamable HTTP", func(t *testing.T, s *server.MCPServer, opts ...client.ClientOption) *client.Client {
 		limit, err := mcpgo.MaxRequestBytesFor(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ts := httptest.NewServer(mcpgo.LimitBody(server.NewStreamableHTTPServer(s), limit))
 		t.Cleanup(ts.Close)
-		c, err := client.NewStreamableHttpClient(ts.URL + "/mcp")
+		tr, err := transport.NewStreamableHTTP(ts.URL + "/mcp")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c
+		return client.NewClient(tr, opts...)
 	}},
 }
 
-// connect starts and initializes c.
+// connect starts and initializes c, with the latest protocol version.
 func connect(t *testing.T, c *client.Client) {
+	t.Helper()
+	connectVersion(t, c, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// connectVersion starts and initializes c, preferring protocol version.
+func connectVersion(t *testing.T, c *client.Client, version string) {
 	t.Helper()
 	if err := c.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "v1"}
 	if _, err := c.Initialize(t.Context(), req); err != nil {
 		t.Fatal(err)

@@ -3,9 +3,10 @@
 // arguments what runtime.AddTool does for a go-sdk server, with the same
 // code: the check against the generated schema, the generated decoder, the
 // resolution of the files a host names by URL, and the texts the model
-// reads. None of it depends on an SDK; runtime keeps it unexported, so that
-// a server author's API stays runtime.AddTool, and sets [New] when it is
-// initialised. The adapter imports runtime (for File and Generated), so it
+// reads; and with an elicited form's answers what runtime.Elicit does. None
+// of it depends on an SDK; runtime keeps it unexported, so that a server
+// author's API stays runtime.AddTool and runtime.Elicit, and sets [New] and
+// [NewForm] when it is initialised. The adapter imports runtime (for File and Generated), so it
 // always has.
 package toolcall
 
@@ -13,6 +14,8 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/mcpfile/mcpfile/runtime/fetch"
 )
@@ -42,3 +45,62 @@ type Args struct {
 // schema. It is an error when the schema cannot be used. Package runtime
 // sets it.
 var New func(t reflect.Type, schema json.RawMessage) (*Args, error)
+
+// A Form is what eliciting the form of one generated type does with the
+// user's answers, as runtime.Elicit does for a go-sdk server.
+type Form struct {
+	// Desc names the form's properties, for error messages.
+	Desc string
+
+	// UploadsOnly are the fields that take uploaded files only (mcpfile
+	// tag transfer=upload); nil for none.
+	UploadsOnly []string
+
+	// Answer reads the answer to try number try of the form asked with q:
+	// the action and the content (the form's JSON object; nil for none)
+	// the client sent, decoded into dst (a pointer to a value of the type)
+	// when accepted. done is the action that ends the asking ("accept"
+	// only when dst passed every check, q.Check's too; "decline",
+	// "cancel"); when done is "", again is the message to ask with once
+	// more, or err (after the last try, or for an unknown action) ends the
+	// call. Texts are the ones runtime.Elicit gives, never file bytes.
+	Answer func(ctx context.Context, q Question, try int, action string, content json.RawMessage, dst any) (done, again string, err error)
+}
+
+// A Question is one form asked in a tool call.
+type Question struct {
+	Message  string
+	MaxTries int
+	Check    func(dst any) error // the server's own check; nil: none
+}
+
+// NewForm returns the Form of the type t, whose generated object schema is
+// schema. It is an error when the schema cannot be a form. Package runtime
+// sets it.
+var NewForm func(t reflect.Type, schema json.RawMessage) (*Form, error)
+
+// ElicitState is the requestState for try number try of the form id.
+func ElicitState(id string, try int) string {
+	return "mcpfile.elicit/" + strconv.Itoa(try) + "/" + id
+}
+
+// ParseElicitState returns the try number that state (as made by
+// ElicitState) records for the form id: 1 when there is none, and never
+// more than max. The client echoes the state and could change it, but it
+// could as well start the call anew: the count bounds an honest client's
+// loop.
+func ParseElicitState(state, id string, max int) int {
+	rest, ok := strings.CutPrefix(state, "mcpfile.elicit/")
+	if !ok {
+		return 1
+	}
+	n, name, ok := strings.Cut(rest, "/")
+	if !ok || name != id {
+		return 1
+	}
+	try, err := strconv.Atoi(n)
+	if err != nil || try < 1 {
+		return 1
+	}
+	return min(try, max)
+}

@@ -1,0 +1,130 @@
+package mcpgo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	mcpfile "github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
+)
+
+// Elicit asks the user of the calling client to fill in the form of T's
+// generated schema, typically one file field, and returns the answer with
+// its files decoded and checked, as runtime.Elicit does for a go-sdk
+// server: the same rules, the same re-asking with what was wrong, the same
+// texts. It is called from a tool handler with the handler's request:
+//
+//	ans, pending, err := mcpgo.Elicit[Photo](ctx, req, "Please select a profile photo.", nil)
+//	if err != nil {
+//		return mcp.NewToolResultError(err.Error()), nil
+//	}
+//	if pending != nil {
+//		return pending, nil // ask the client
+//	}
+//	switch ans.Action {
+//	case runtime.Accept: // use ans.Value.Photo
+//	case runtime.Decline, runtime.Cancel: // the user said no
+//	}
+//
+// It asks the way protocol 2026-07-28 does (multi round-trip requests):
+// pending carries the form as an input request, which the handler returns
+// as is; the client asks the user and calls the tool again with the
+// answer, which Elicit, called again by the handler on that retry, reads.
+// For a client of an older protocol mcp-go sends elicitation/create itself
+// and calls the handler again with the answer, so one handler serves both
+// (its arguments are decoded again on each call). An answer whose files
+// break a rule, or that opts.Check rejects, is asked for again with a
+// message that says what was wrong, up to opts.MaxTries times; the try
+// count travels in requestState, which Elicit owns.
+//
+// err is runtime.ErrElicitationUnsupported when the client declared no
+// form elicitation (the tool should then say how else the file can be
+// given); otherwise it says why the call ends (the last try refused, or T
+// not a flat form). Return it as an isError result, as above: mcp-go turns
+// a handler's error into a JSON-RPC error, which a model does not read.
+//
+// A field that takes uploaded files only (transfer=upload) cannot be
+// elicited, as mcp-go servers do not serve files/authorizeUpload yet; an
+// uploaded file's URI in a field that takes both is refused with the
+// go-sdk server's text for a server that serves no uploads. Count the
+// form's schema in the request limit: [MaxRequestBytesFor](s, schema).
+func Elicit[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.CallToolRequest, message string, opts *mcpfile.ElicitOptions[T]) (ans mcpfile.Answer[T], pending *mcp.CallToolResult, err error) {
+	id, q := "file", toolcall.Question{Message: message, MaxTries: mcpfile.DefaultElicitTries}
+	if opts != nil {
+		if opts.ID != "" {
+			id = opts.ID
+		}
+		if opts.MaxTries > 0 {
+			q.MaxTries = opts.MaxTries
+		}
+		if check := opts.Check; check != nil {
+			q.Check = func(dst any) error { return check(*(*T)(dst.(P))) }
+		}
+	}
+	schema := P(new(T)).MCPSchema()
+	form, err := toolcall.NewForm(reflect.TypeFor[T](), schema)
+	if err != nil {
+		return ans, nil, fmt.Errorf("mcpgo.Elicit: %T %v", *new(T), err)
+	}
+	if len(form.UploadsOnly) > 0 {
+		return ans, nil, fmt.Errorf("mcpgo.Elicit: %T: field %s takes uploaded files only (transfer=upload), and mcp-go servers do not serve files/authorizeUpload yet", *new(T), strings.Join(form.UploadsOnly, ", "))
+	}
+
+	if er := server.ElicitationResponse(req.Params.InputResponses, id); er != nil {
+		try := toolcall.ParseElicitState(req.Params.RequestState, id, q.MaxTries)
+		var content json.RawMessage
+		if er.Content != nil {
+			if content, err = json.Marshal(er.Content); err != nil {
+				return ans, nil, err
+			}
+		}
+		done, again, err := form.Answer(ctx, q, try, string(er.Action), content, P(&ans.Value))
+		if done != string(mcpfile.Accept) {
+			ans.Value = *new(T)
+		}
+		if done != "" || err != nil {
+			ans.Action = mcpfile.Action(done)
+			return ans, nil, err
+		}
+		return ans, ask(id, again, schema, toolcall.ElicitState(id, try+1)), nil
+	}
+	if _, ok := req.Params.InputResponses[id]; ok {
+		return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+	}
+	if !formElicitation(ctx) {
+		return ans, nil, mcpfile.ErrElicitationUnsupported
+	}
+	return ans, ask(id, message, schema, toolcall.ElicitState(id, 1)), nil
+}
+
+// ask is the result that asks the client to fill in the form schema, as
+// the input request id, with message.
+func ask(id, message string, schema json.RawMessage, state string) *mcp.CallToolResult {
+	return server.NewInputRequestBuilder(state).
+		Elicit(id, mcp.ElicitationParams{Mode: mcp.ElicitationModeForm, Message: message, RequestedSchema: schema}).
+		ToolResult()
+}
+
+// formElicitation reports whether the client of the request in ctx
+// declared form elicitation: in the request's own _meta (2026-07-28), or
+// at initialize. A client that declared elicitation without modes supports
+// forms.
+func formElicitation(ctx context.Context) bool {
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c := s.GetClientCapabilities()
+		caps = &c
+	}
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
