@@ -80,8 +80,10 @@ type Resolver interface {
 	// minted under the same key for the same caller (the principal; for an
 	// anonymous caller, the session) that is pending is returned again
 	// instead of a new one, and one whose file is uploaded is returned once
-	// more, Done. done, when not nil, is called once, with the page's
-	// ElicitationID, when a file has been uploaded through the page.
+	// more, Done (Uploading while its upload runs). done, when not nil, is
+	// called once, with the page's ElicitationID, when a file has been
+	// uploaded through the page. The page shows the server's name, key.Tool
+	// and message.
 	NewPage(ctx context.Context, extra *mcp.RequestExtra, key PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
 
 	// AwaitPage waits until a file has been uploaded through the page
@@ -114,8 +116,9 @@ type PageKey struct {
 type Page struct {
 	URL           string // the page, for the person's browser
 	ElicitationID string // the URL-mode elicitation's elicitationId
-	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client
+	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client; the file URI of the page's upload
 	Done          bool   // a file has been uploaded through it already
+	Uploading     bool   // a file is being uploaded through it (in this process) now
 }
 
 type resolverKey struct{}
