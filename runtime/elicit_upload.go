@@ -283,11 +283,10 @@ func linkResult(tool, message, arg string, d descriptor.File, p hook.Page) *mcp.
 	var b strings.Builder
 	fmt.Fprintf(&b, "This tool needs a file from the person, uploaded in their browser: it is not sent in this conversation. ")
 	fmt.Fprintf(&b, "Give the person this link to open: %s\n", p.URL)
-	fmt.Fprintf(&b, "On that page they choose the file (%s, up to %s)", acceptedText(d.Accept), sizeText(d.Limit(DefaultMaxSize)))
+	fmt.Fprintf(&b, "On that page they choose the file (%s, up to %s).\n", acceptedText(d.Accept), sizeText(d.Limit(DefaultMaxSize)))
 	if message != "" {
-		fmt.Fprintf(&b, "; the page tells them: %q", message)
+		fmt.Fprintf(&b, "The page tells them: %q\n", message)
 	}
-	b.WriteString(".\n")
 	if arg != "" {
 		call, _ := json.Marshal(map[string]string{arg: p.State})
 		fmt.Fprintf(&b, "When they say the upload is done, call %s again with the same arguments and %s. ", tool, call)
