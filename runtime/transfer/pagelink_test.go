@@ -177,3 +177,37 @@ func TestUploadPageLinkWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadPageLinkSessionWaits: the retry in the same session, without
+// arguments, waits for an upload that runs, as the URL-mode path does.
+func TestUploadPageLinkSessionWaits(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	cs := inMemory(t, s, nil, "2025-11-25")
+	page, _ := linkOf(t, callLink(t, cs, map[string]any{}))
+	big := bytes.Repeat([]byte("0123456789abcdef\n"), 3000) // 51 KiB of text
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		slowUpload(t, page, "big.txt", "text/plain", big, 4<<10, 100*time.Millisecond)
+	}()
+	// Until the upload has begun, the retry gets the same link again.
+	for {
+		res := callLink(t, cs, map[string]any{})
+		if len(res.Content) == 2 && !res.IsError {
+			if again, _ := linkOf(t, res); again != page {
+				t.Fatalf("the retry got another page: %s, then %s", page, again)
+			}
+			select {
+			case <-done:
+				t.Fatal("the upload ended before a retry saw it running")
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		if a := answerOf(t, res); a.Size != int64(len(big)) || a.SHA256 != digest(big) {
+			t.Errorf("answer %+v, want the %d-byte file", a, len(big))
+		}
+		break
+	}
+	<-done
+}

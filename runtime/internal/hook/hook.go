@@ -65,7 +65,10 @@ type Resolver interface {
 	// it names against d, for the request whose extra is given (its auth
 	// token info says who is asking; nil without). A rejection is an error
 	// whose text is written for the model, as runtime.Error's are, and
-	// holds nothing of the URI.
+	// holds nothing of the URI. The file URI of an upload page (a Page's
+	// State) sent back in an argument is waited for while its upload
+	// runs, and gives its file to one call only; the page that AwaitPage
+	// just returned, the call's own, is resolved as it is.
 	Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (Resolved, error)
 
 	// Declare records that the server takes the files of schema, an
@@ -109,7 +112,7 @@ type PageKey struct {
 	Tool    string // the tool called
 	ID      string // the input request's ID
 	Form    string // what is asked: the form's type and the message
-	Reuse   bool   // a -32042 error's page: found again by the retry
+	Reuse   bool   // a page for a client without URL-mode elicitation: found again by the retry
 }
 
 // A Page is an upload page: the URL a person opens to upload one file.
