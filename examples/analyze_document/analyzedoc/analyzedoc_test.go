@@ -498,6 +498,10 @@ func linkOf(t *testing.T, base string, res *mcp.CallToolResult) (pageURL, fileUR
 			t.Errorf("the text %q lacks %q", text, want)
 		}
 	}
+	var sc analyzedoc.Import
+	if b, _ := json.Marshal(res.StructuredContent); json.Unmarshal(b, &sc) != nil || sc.Pending != text || sc.Action != "" || sc.File != nil {
+		t.Errorf("structuredContent %s, want the link's text as pending, for hosts that show the model only that", b)
+	}
 	var arg struct{ Archive string }
 	if err := json.Unmarshal([]byte(regexp.MustCompile(`\{"archive":"[^"]*"\}`).FindString(text)), &arg); err != nil || !strings.HasPrefix(arg.Archive, "mcp-file:") {
 		t.Fatalf("the text %q names no file URI to send back as the archive", text)

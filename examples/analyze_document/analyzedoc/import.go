@@ -31,8 +31,12 @@ type ImportArgs struct {
 
 // Import is the structured answer of import_archive.
 type Import struct {
-	Action runtime.Action `json:"action" jsonschema:"the person's answer to the upload page: accept, decline or cancel"`
+	Action runtime.Action `json:"action,omitempty" jsonschema:"the person's answer to the upload page: accept, decline or cancel; none while the file is still to come"`
 	File   *Analysis      `json:"file,omitempty" jsonschema:"accept: the uploaded file's name, media type, size and SHA-256, read from its bytes"`
+	// Pending is the link result's text (a client without URL-mode
+	// elicitation), for a host that shows its model the structured answer
+	// alone: a tool with an output schema always has one.
+	Pending string `json:"pending,omitempty" jsonschema:"while the file is still to come: the upload page's link to give the person, and how to call this tool again"`
 }
 
 // importMessage is what the upload page says to the person.
@@ -58,7 +62,7 @@ func ImportArchive(ctx context.Context, req *mcp.CallToolRequest, in ImportArgs)
 	}
 	ans, pending, err := runtime.ElicitUpload[ArchiveUpload](ctx, req, importMessage, &runtime.ElicitOptions[ArchiveUpload]{Arg: "archive"})
 	if pending != nil || err != nil {
-		return pending, Import{}, err // ask the client (input request, link), or fail the call
+		return pending, Import{Pending: textOf(pending)}, err // ask the client (input request, link), or fail the call
 	}
 	if ans.Action != runtime.Accept {
 		text := "The person declined to upload a file; nothing was imported."
@@ -77,4 +81,17 @@ func imported(action runtime.Action, f runtime.File) (*mcp.CallToolResult, Impor
 		return nil, Import{}, err
 	}
 	return res, Import{Action: action, File: &a}, nil
+}
+
+// textOf is the text of a result's first text block: "" for none (a
+// result carrying input requests has no content).
+func textOf(res *mcp.CallToolResult) string {
+	if res != nil {
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				return t.Text
+			}
+		}
+	}
+	return ""
 }
