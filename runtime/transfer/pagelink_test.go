@@ -5,18 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 )
 
 // askLinkTool is the ask tool of a server that serves clients without
@@ -210,4 +213,45 @@ func TestUploadPageLinkSessionWaits(t *testing.T) {
 		break
 	}
 	<-done
+}
+
+// TestUploadPageLinkPrincipal: with auth, the retry of the same principal
+// in another session, without arguments, finds the page and gets the
+// file; another principal's call does not.
+func TestUploadPageLinkPrincipal(t *testing.T) {
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	files, err := transfer.Register(s, transfer.Options{Keys: testKeys(t), PublicURL: ts.URL + "/files/", Store: memstore.New(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_link"}, askLinkTool)
+	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: tok, Expiration: time.Now().Add(time.Hour)}, nil // the token names the user
+	}
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, nil)(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	mux.Handle("/files/", files) // a browser has no bearer token
+	session := func(user string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+		hc := &http.Client{Transport: bearer{user, http.DefaultTransport}}
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	page, _ := linkOf(t, callLink(t, session("alice"), map[string]any{}))
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	if other, _ := linkOf(t, callLink(t, session("bob"), map[string]any{})); other == page {
+		t.Error("another principal's call found alice's page")
+	}
+	res := callLink(t, session("alice"), map[string]any{})
+	if a := answerOf(t, res); a.Size != int64(len(pageText)) || a.SHA256 != digest(pageText) {
+		t.Errorf("alice's retry in another session: %+v, want the text file", a)
+	}
 }
