@@ -16,7 +16,8 @@
 //	  "action": "accept" | "decline" | "cancel",       // the answer to each URL-mode elicitation
 //	  "tool": "import_archive",
 //	  "file": "/path/archive.zip", "name": "archive.zip", "mimeType": "application/zip",
-//	  "completeWaitMs": 10000     // how long to wait for notifications/elicitation/complete after a -32042
+//	  "completeWaitMs": 10000,    // how long to wait for notifications/elicitation/complete after a -32042
+//	  "sendBack": true | false    // after a link result: call again with what its text says to send back
 //	}
 //
 // With declareUrl, the client registers an elicitation handler: for mode
@@ -27,8 +28,13 @@
 // multi-round-trip driver does with every inputRequests entry). The tool call
 // returns once the server has the file.
 //
-// Without it, the call is expected to fail with -32042 (URL elicitation
-// required): the script uploads through the error's page, waits for
+// Without it, the call answers with a link result (a text with the page's
+// link and a resource_link to it): the script plays the model and the
+// person, uploads through the resource_link's page, and calls the tool
+// again, with no arguments, or, with sendBack, with the one JSON object of
+// the form {"<argument>": "mcp-file:…"} the text tells the model to send.
+// A call that fails with -32042 (URL elicitation required) instead: the
+// script uploads through the error's page, waits for
 // notifications/elicitation/complete with its elicitationId (at most
 // completeWaitMs), and calls the tool again, as the error asks.
 //
@@ -38,12 +44,16 @@
 // own script sends it (the answer is {"size": n}).
 //
 // Output: {"ok", "sdk", "protocolVersion", "elicitations": [{via, raw,
-// parsed}], "uploads": [{page, form, status, body}], "completions": [id],
-// "calls": [{result} | {error: {code, message, data, class}}]}, where class
+// parsed}], "links": [{uri, name, mimeType, textHasUri, sendBack}],
+// "uploads": [{page, form, status, body}], "completions": [id],
+// "calls": [{args, result} | {args, error: {code, message, data, class}}]},
+// where sendBack lists the argument names the text says to send, class
 // is the thrown error's class name; raw is the elicitation as it came off the
 // wire (via: "elicitation/create", "inputRequests" or "error" for -32042),
 // parsed what the SDK handed the handler; page URLs, whose last segment is a
-// bearer token, are shown with that segment replaced by its length.
+// bearer token, are shown with that segment replaced by its length, and a
+// link result's text is not printed (it holds the page's URL and a file
+// URI, both bearer tokens).
 import { readFileSync } from 'node:fs';
 import { connect, failure, finish } from './sdkclient.mjs';
 
@@ -54,7 +64,7 @@ const deadline = setTimeout(() => {
   process.exit(2);
 }, 60_000);
 
-const out = { ok: false, sdk, elicitations: [], uploads: [], completions: [], calls: [] };
+const out = { ok: false, sdk, elicitations: [], links: [], uploads: [], completions: [], calls: [] };
 const info = { name: 'mcpfile-interop-archive', version: '0.0.0' };
 // URL-mode elicitation, as both SDK generations spell it (an empty object
 // under elicitation means form mode only, for backwards compatibility).
@@ -170,13 +180,30 @@ if (sdk === 'v1') {
   client.setNotificationHandler('notifications/elicitation/complete', completed);
 }
 
-async function call() {
+// shownResult is a tool result as printed: a link result's text and
+// resource_link are summed up in out.links instead.
+function shownResult(result) {
+  const link = result?.content?.find((c) => c?.type === 'resource_link');
+  if (!link) return result;
+  const text = result.content.find((c) => c?.type === 'text')?.text ?? '';
+  const sendBack = /\{"[^"]+":"mcp-file:[^"]*"\}/.exec(text)?.[0];
+  out.links.push({
+    uri: elided(link.uri), name: link.name, mimeType: link.mimeType, textHasUri: text.includes(link.uri),
+    sendBack: sendBack ? Object.keys(JSON.parse(sendBack)) : [],
+    says: ['any type', 'up to 2 GiB', `call ${tool} again`].filter((w) => text.includes(w)),
+  });
+  return { ...result, content: [{ type: 'text', text: '[link result]' }] };
+}
+
+async function call(args = {}) {
+  const shownArgs = Object.keys(args);
   try {
-    const result = await client.callTool({ name: tool, arguments: {} });
-    out.calls.push({ result });
+    const result = await client.callTool({ name: tool, arguments: args });
+    out.calls.push({ args: shownArgs, result: shownResult(result) });
     return { result };
   } catch (e) {
     const f = failure(e);
+    f.args = shownArgs;
     f.error.class = e?.constructor?.name ?? null;
     if (f.error.data?.elicitations) {
       f.error.data = { ...f.error.data, elicitations: f.error.data.elicitations.map(shownParams) };
@@ -203,6 +230,15 @@ try {
     await browse(e.url);
     out.completedBeforeRetry = await waitComplete(e.elicitationId, plan.completeWaitMs ?? 10_000);
     await call();
+  }
+  const link = first.result?.content?.find((c) => c?.type === 'resource_link');
+  if (link) {
+    // The link flow: the model gives the person the link, the person
+    // uploads, the model calls again as the text says.
+    await browse(link.uri);
+    const text = first.result.content.find((c) => c?.type === 'text')?.text ?? '';
+    const sendBack = /\{"[^"]+":"mcp-file:[^"]*"\}/.exec(text)?.[0];
+    await call(plan.sendBack && sendBack ? JSON.parse(sendBack) : {});
   }
   await Promise.all(pending);
   out.ok = true;

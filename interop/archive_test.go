@@ -25,6 +25,7 @@ type archivePlan struct {
 	Name           string `json:"name"`
 	MimeType       string `json:"mimeType"`
 	CompleteWaitMs int    `json:"completeWaitMs"`
+	SendBack       bool   `json:"sendBack"`
 }
 
 // urlElicitation is a URL-mode elicitation as archive.mjs prints it (the
@@ -52,9 +53,16 @@ type archiveOut struct {
 		Body   json.RawMessage
 		Error  string
 	}
+	Links []struct {
+		URI, Name, MimeType string
+		TextHasURI          bool     `json:"textHasUri"`
+		SendBack            []string // the arguments the text says to send back
+		Says                []string // which of what the text must say it says
+	}
 	Completions          []string
 	CompletedBeforeRetry *bool
 	Calls                []struct {
+		Args   []string
 		Result *callResult
 		Error  *struct {
 			Code    any
@@ -91,13 +99,13 @@ func runArchive(t *testing.T, node string, p archivePlan) archiveOut {
 // negotiation), followed by notifications/elicitation/complete, and as a
 // tool result's inputRequests on 2026-07-28, which client 2.x's
 // multi-round-trip driver hands to the same handler before retrying the
-// call with the answer and requestState. A client that does not gets the
-// -32042 error (neither SDK acts on it: both throw a
-// UrlElicitationRequiredError carrying the elicitations), uploads through
-// its page, waits for notifications/elicitation/complete and calls again.
-// On 2025-11-25 that works with both generations; on 2026-07-28 the example
-// serves a stateless handler (serve.Handler), so the retry is a new session
-// that gets a new page and no notification comes: that pass pins it.
+// call with the answer and requestState. A client that does not (most
+// chat hosts) gets an ordinary tool result with the page's link and a
+// resource_link to it; the script plays the model and the person: it
+// uploads through the link's page and calls again. On 2025-11-25 (a
+// session) the retry without arguments gets the file; on 2026-07-28 the
+// example serves a stateless handler (serve.Handler), so the retry sends
+// back the page's file URI as the archive argument, as the text says.
 func TestTypeScriptArchive(t *testing.T) {
 	node := requireNode(t)
 	bin := buildAnalyzeDocument(t)
@@ -122,21 +130,23 @@ func TestTypeScriptArchive(t *testing.T) {
 		{"client-v2-legacy", "v2", "legacy", "2025-11-25", true, "accept", "elicitation/create"},
 		{"sdk-v1-declined", "v1", "", "2025-11-25", true, "decline", "elicitation/create"},
 		{"client-v2-2026-07-28-cancelled", "v2", "2026-07-28", "2026-07-28", true, "cancel", "inputRequests"},
-		{"sdk-v1-without-url", "v1", "", "2025-11-25", false, "", "error"},
-		{"client-v2-legacy-without-url", "v2", "legacy", "2025-11-25", false, "", "error"},
-		{"client-v2-2026-07-28-without-url", "v2", "2026-07-28", "2026-07-28", false, "", "error"},
+		{"sdk-v1-without-url", "v1", "", "2025-11-25", false, "", "link"},
+		{"client-v2-legacy-without-url", "v2", "legacy", "2025-11-25", false, "", "link"},
+		{"client-v2-2026-07-28-without-url", "v2", "2026-07-28", "2026-07-28", false, "", "link"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			wait := 10_000
-			if c.version == "2026-07-28" {
-				wait = 2_000 // no notification is expected: see below
-			}
 			out := runArchive(t, node, archivePlan{
 				SDK: c.sdk, Negotiate: c.negotiate, URL: base + "mcp", DeclareURL: c.declare, Action: c.action,
-				Tool: "import_archive", File: path, Name: "archive.zip", MimeType: "application/zip", CompleteWaitMs: wait,
+				Tool: "import_archive", File: path, Name: "archive.zip", MimeType: "application/zip", CompleteWaitMs: 10_000,
+				SendBack: c.version == "2026-07-28", // stateless: nothing else finds the page
 			})
 			if out.ProtocolVersion != c.version {
 				t.Errorf("negotiated %q, want %q", out.ProtocolVersion, c.version)
+			}
+			if c.via == "link" {
+				wantLink(t, out, base, c.version == "2026-07-28", len(archive))
+				wantImported(t, out, len(archive), digest)
+				return
 			}
 			if len(out.Elicitations) != 1 || out.Elicitations[0].Raw == nil {
 				t.Fatalf("elicitations %s, want one", js(out.Elicitations))
@@ -183,58 +193,73 @@ func TestTypeScriptArchive(t *testing.T) {
 				t.Fatalf("upload through the page %s, want GET 200, then POST /files/page 201 with size %d", js(u), len(archive))
 			}
 
-			if c.via == "error" {
-				first := out.Calls[0].Error
-				if first == nil || fmt.Sprint(first.Code) != "-32042" || first.Class != "UrlElicitationRequiredError" ||
-					first.Data == nil || len(first.Data.Elicitations) != 1 || first.Data.Elicitations[0] != *e.Raw {
-					t.Fatalf("first call %s, want a UrlElicitationRequiredError (-32042) carrying the page", js(out.Calls[0]))
-				}
-				if len(out.Calls) != 2 {
-					t.Fatalf("calls %s, want the -32042 error and the retry", js(out.Calls))
-				}
-			}
 			if c.version == "2026-07-28" {
 				if len(out.Completions) != 0 {
 					t.Errorf("notifications/elicitation/complete %q on 2026-07-28, which has no channel for them", out.Completions)
 				}
-				if c.via == "error" {
-					// Stateless: the retry is a new session, which finds no
-					// page of the first call's and gets a new one.
-					retry := out.Calls[1].Error
-					if retry == nil || fmt.Sprint(retry.Code) != "-32042" || retry.Data == nil || len(retry.Data.Elicitations) != 1 ||
-						retry.Data.Elicitations[0].ElicitationID == e.Raw.ElicitationID {
-						t.Errorf("retry %s; want another -32042 with a new page (the stateless handler keeps no page across calls). "+
-							"If the retry gets the file now, expect it here and update interop/README.md", js(out.Calls[1]))
-					}
-					return
-				}
-			} else {
-				if len(out.Completions) != 1 || out.Completions[0] != e.Raw.ElicitationID {
-					t.Errorf("notifications/elicitation/complete %q, want one for %s", out.Completions, e.Raw.ElicitationID)
-				}
-				if c.via == "error" && (out.CompletedBeforeRetry == nil || !*out.CompletedBeforeRetry) {
-					t.Errorf("the client retried without notifications/elicitation/complete")
-				}
+			} else if len(out.Completions) != 1 || out.Completions[0] != e.Raw.ElicitationID {
+				t.Errorf("notifications/elicitation/complete %q, want one for %s", out.Completions, e.Raw.ElicitationID)
 			}
-
-			last := out.Calls[len(out.Calls)-1].Result
-			if last == nil {
-				t.Fatalf("calls %s, want import_archive's answer last", js(out.Calls))
-			}
-			want := fmt.Sprintf("archive.zip: application/zip, %d bytes, sha256:%s", len(archive), digest)
-			if last.IsError || !strings.HasPrefix(last.text(), want) {
-				t.Errorf("import_archive answered %q (isError %v), want %q", last.text(), last.IsError, want)
-			}
-			var sc struct {
-				Action string
-				File   struct {
-					Size   int64
-					SHA256 string
-				}
-			}
-			if json.Unmarshal(last.StructuredContent, &sc) != nil || sc.Action != "accept" || sc.File.Size != int64(len(archive)) || sc.File.SHA256 != digest {
-				t.Errorf("structuredContent %s", last.StructuredContent)
-			}
+			wantImported(t, out, len(archive), digest)
 		})
+	}
+}
+
+// wantLink checks the link flow of out: one link result to a page under
+// base's files/page/, saying what to upload and to call again (and, when
+// sendBack, which argument to send back: archive); one upload through it;
+// the retry's arguments; and no elicitation or completion.
+func wantLink(t *testing.T, out archiveOut, base string, sendBack bool, size int) {
+	t.Helper()
+	if len(out.Elicitations) != 0 || len(out.Completions) != 0 {
+		t.Errorf("elicitations %s, completions %q, want none for a client without elicitation", js(out.Elicitations), out.Completions)
+	}
+	if len(out.Links) != 1 {
+		t.Fatalf("link results %s, want one", js(out.Links))
+	}
+	l := out.Links[0]
+	if !strings.HasPrefix(l.URI, base+"files/page/[") || l.MimeType != "text/html" || !l.TextHasURI ||
+		fmt.Sprint(l.SendBack) != "[archive]" || len(l.Says) != 3 {
+		t.Errorf("link result %s, want a resource_link to the page under %sfiles/page/, whose text has its URI, says what to "+
+			"upload and to call again, and names archive to send back", js(l), base)
+	}
+	if len(out.Uploads) != 1 {
+		t.Fatalf("uploads %s, want one", js(out.Uploads))
+	}
+	u := out.Uploads[0]
+	var stored struct{ Size int64 }
+	if u.Page == nil || u.Page.Status != 200 || u.Form == nil || u.Form.Action != "/files/page" ||
+		u.Status != 201 || json.Unmarshal(u.Body, &stored) != nil || stored.Size != int64(size) {
+		t.Fatalf("upload through the page %s, want GET 200, then POST /files/page 201 with size %d", js(u), size)
+	}
+	if len(out.Calls) != 2 || len(out.Calls[0].Args) != 0 {
+		t.Fatalf("calls %s, want the first without arguments and the retry", js(out.Calls))
+	}
+	if want := map[bool]string{true: "[archive]", false: "[]"}[sendBack]; fmt.Sprint(out.Calls[1].Args) != want {
+		t.Errorf("the retry's arguments %v, want %s", out.Calls[1].Args, want)
+	}
+}
+
+// wantImported checks that the last call of out answered import_archive's
+// result for the archive of size bytes with the SHA-256 digest.
+func wantImported(t *testing.T, out archiveOut, size int, digest string) {
+	t.Helper()
+	last := out.Calls[len(out.Calls)-1].Result
+	if last == nil {
+		t.Fatalf("calls %s, want import_archive's answer last", js(out.Calls))
+	}
+	want := fmt.Sprintf("archive.zip: application/zip, %d bytes, sha256:%s", size, digest)
+	if last.IsError || !strings.HasPrefix(last.text(), want) {
+		t.Errorf("import_archive answered %q (isError %v), want %q", last.text(), last.IsError, want)
+	}
+	var sc struct {
+		Action string
+		File   struct {
+			Size   int64
+			SHA256 string
+		}
+	}
+	if json.Unmarshal(last.StructuredContent, &sc) != nil || sc.Action != "accept" || sc.File.Size != int64(size) || sc.File.SHA256 != digest {
+		t.Errorf("structuredContent %s", last.StructuredContent)
 	}
 }

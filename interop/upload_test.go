@@ -159,7 +159,8 @@ func TestTypeScriptUpload(t *testing.T) {
 		steps = append(steps, uploadStep{Op: "upload", Label: f.label, File: path, Name: f.name, MimeType: f.mimeType, Tool: "analyze_document", Argument: "document"})
 	}
 	steps = append(steps,
-		uploadStep{Op: "authorize", Label: "too big", Params: map[string]any{"name": "huge.txt", "mimeType": "text/plain", "size": 1<<30 + 1}},
+		// More than any upload-capable field takes (import_archive's archive: 2 GiB of any type).
+		uploadStep{Op: "authorize", Label: "too big", Params: map[string]any{"name": "huge.txt", "mimeType": "text/plain", "size": 2<<30 + 1}},
 		uploadStep{Op: "callTool", Label: "inline", Name: "analyze_document", Arguments: map[string]any{"document": mcptest.DataURI("text/plain", []byte("inline"))}},
 	)
 
@@ -178,8 +179,8 @@ func TestTypeScriptUpload(t *testing.T) {
 
 			big := out.Steps[len(files)]
 			if a := big.Authorize; a == nil || a.Error == nil || fmt.Sprint(a.Error.Code) != "-32602" || a.Error.Data == nil ||
-				a.Error.Data.Reason != "maxSizeExceeded" || a.Error.Data.MaxSize != 1<<30 || a.Error.Data.ActualSize != 1<<30+1 {
-				t.Errorf("too big: %s, want error -32602 with data {reason: maxSizeExceeded, maxSize: %d, actualSize: %d}", js(big.Authorize), 1<<30, 1<<30+1)
+				a.Error.Data.Reason != "maxSizeExceeded" || a.Error.Data.MaxSize != 2<<30 || a.Error.Data.ActualSize != 2<<30+1 {
+				t.Errorf("too big: %s, want error -32602 with data {reason: maxSizeExceeded, maxSize: %d, actualSize: %d}", js(big.Authorize), 2<<30, 2<<30+1)
 			}
 
 			inline := out.Steps[len(files)+1].Call

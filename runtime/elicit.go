@@ -49,6 +49,21 @@ type ElicitOptions[T any] struct {
 	// rejects the answer like a broken rule: the user is asked again with
 	// the error's text, which should say what to choose instead.
 	Check func(T) error
+	// Handover, for [ElicitUpload], says how a client that declared no
+	// URL-mode elicitation gets the upload page. Default: [HandoverLink].
+	Handover PageHandover
+	// Arg, for [ElicitUpload], names an upload-capable file argument of
+	// the tool (transfer=upload, or no transfer modes) through which the
+	// retry of a client without URL-mode elicitation may bring the page
+	// back: the page's link result tells the model to call the tool again
+	// with this argument set to the page's file URI, which the call then
+	// resolves (waiting for an upload still running) before the handler
+	// runs, and takes once. A handler given the argument uses that file
+	// and asks for none. It is how an anonymous caller whose requests
+	// stand alone (protocol 2026-07-28 over HTTP) gets its file: without
+	// it, a retry finds the page only from the same session, or, with
+	// auth, as the same principal.
+	Arg string
 }
 
 // DefaultElicitTries is how many times [Elicit] asks by default.

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 )
 
@@ -28,7 +30,11 @@ import (
 // file argument is. The server must serve uploads (transfer.Register), which
 // serves the page:
 //
-//	ans, pending, err := runtime.ElicitUpload[Archive](ctx, req, "Please choose the archive to import.", nil)
+//	if in.Archive != nil { // the retry of a client that could not show the page
+//		… // use in.Archive
+//	}
+//	ans, pending, err := runtime.ElicitUpload[Archive](ctx, req, "Please choose the archive to import.",
+//		&runtime.ElicitOptions[Archive]{Arg: "archive"})
 //	if pending != nil || err != nil {
 //		return pending, nil, err // ask the client, or fail the call
 //	}
@@ -47,14 +53,23 @@ import (
 //   - Older protocols, a client that declared elicitation.url: ElicitUpload
 //     sends elicitation/create with the page's URL, waits for the upload,
 //     then sends notifications/elicitation/complete.
-//   - A client without elicitation.url: err is the -32042 URL elicitation
-//     required error, carrying the page (the handler returns it as it is:
-//     AddTool passes a *jsonrpc.Error on as the call's error). When the upload
-//     completes, the server sends notifications/elicitation/complete, and the
-//     client's retry of the same tool gets the file: from the same session,
-//     or, when the server has auth, from the same principal in any session.
-//     An anonymous caller whose session ends with the call (stateless HTTP)
-//     cannot retry this way.
+//   - A client without elicitation.url (most chat hosts): pending is an
+//     ordinary tool result the model reads and passes on (HandoverLink):
+//     the page's link, what to upload and what to do after, plus a
+//     resource_link to the page. The model gives the person the link and
+//     calls the tool again; that retry gets the file: from the same session,
+//     or, when the server has auth, from the same principal in any session,
+//     where ElicitUpload, called again, finds the same page; or through
+//     the argument opts.Arg, which the result told the model to set to the
+//     page's file URI (for an anonymous caller whose requests stand alone,
+//     2026-07-28 over HTTP): the call resolves it before the handler runs,
+//     so the handler uses the argument's file when it has one. A retry
+//     before any upload gets the same link again; one while the upload
+//     runs waits for it. With opts.Handover HandoverError, err is the
+//     -32042 URL elicitation required error carrying the page instead (the
+//     handler returns it as it is: AddTool passes a *jsonrpc.Error on as the
+//     call's error), and the server sends notifications/elicitation/complete
+//     when the upload completes.
 //
 // While it waits, ElicitUpload reports notifications/progress (bytes
 // received, of the most the page takes) when the caller gave a progress
@@ -66,8 +81,11 @@ import (
 // may choose another.
 //
 // Of opts, ID names the input request (default "file") and Check is run on
-// the accepted file (an error ends the call with its text); MaxTries does
-// not apply, since the page itself lets the person try again.
+// the accepted file (an error ends the call with its text); Handover and
+// Arg are for clients without URL-mode elicitation (above); MaxTries does
+// not apply, since the page itself lets the person try again. The page
+// shows who asks: the server's name (from its Implementation), the tool
+// and message.
 func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest, message string, opts *ElicitOptions[T]) (ans Answer[T], pending *mcp.CallToolResult, err error) {
 	id := "file"
 	var check func(T) error
@@ -202,18 +220,28 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		return ans, nil, err
 	}
 
-	// No URL-mode elicitation: -32042 with the page, and the file on the
-	// retry in the same session, which finds the same page.
-	ss := weak.Make(req.Session) // the page need not keep the session alive
-	p, err := newPage(true, func(elicitationID string) {
-		if s := ss.Value(); s != nil {
-			s.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: elicitationID})
+	// No URL-mode elicitation: the page as a link the model passes on (or
+	// in a -32042 error), and the file on the retry, which finds the same
+	// page by its key (the same session or principal), or through the
+	// argument opts.Arg, resolved before the handler runs.
+	handover, arg := HandoverLink, ""
+	if opts != nil {
+		handover, arg = opts.Handover, opts.Arg
+	}
+	var done func(string)
+	if handover == HandoverError {
+		ss := weak.Make(req.Session) // the page need not keep the session alive
+		done = func(elicitationID string) {
+			if s := ss.Value(); s != nil {
+				s.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: elicitationID})
+			}
 		}
-	})
+	}
+	p, err := newPage(true, done)
 	if err != nil {
 		return ans, nil, err
 	}
-	if p.Done {
+	if p.Done || p.Uploading {
 		uri, err := r.AwaitPage(ctx, extra, key, p.State, progress)
 		if err != nil {
 			return ans, nil, err
@@ -221,7 +249,80 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		ans, err = accepted(uri)
 		return ans, nil, err
 	}
-	return ans, nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{params(p)})
+	if handover == HandoverError {
+		return ans, nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{params(p)})
+	}
+	return ans, linkResult(req.Params.Name, message, arg, pf.file, p), nil
+}
+
+// A PageHandover says how [ElicitUpload] hands its upload page to a client
+// that declared no URL-mode elicitation (elicitation.url), which cannot be
+// sent the page to show.
+type PageHandover int
+
+const (
+	// HandoverLink answers with an ordinary tool result that the model
+	// reads and acts on: a short text with the page's link, what to upload
+	// (types, size limit) and what to do after (give the link to the person,
+	// then call the tool again), plus a resource_link to the page. Every
+	// client shows a tool result; this is the default.
+	HandoverLink PageHandover = iota
+	// HandoverError answers with the JSON-RPC error -32042 (URL
+	// elicitation required) carrying the page, and sends
+	// notifications/elicitation/complete when the upload is done: for a
+	// client that handles that error although it did not declare
+	// elicitation.url. Most clients without it show a failed call.
+	HandoverError
+)
+
+// linkResult is ElicitUpload's answer to a client without URL-mode
+// elicitation: the page p as a link for the model to pass on, for the
+// file d describes, asked by tool with message; arg, when not "", is the
+// argument through which the retry brings the page back.
+func linkResult(tool, message, arg string, d descriptor.File, p hook.Page) *mcp.CallToolResult {
+	var b strings.Builder
+	fmt.Fprintf(&b, "This tool needs a file from the person, uploaded in their browser: it is not sent in this conversation. ")
+	fmt.Fprintf(&b, "Give the person this link to open: %s\n", p.URL)
+	fmt.Fprintf(&b, "On that page they choose the file (%s, up to %s).\n", acceptedText(d.Accept), sizeText(d.Limit(DefaultMaxSize)))
+	if message != "" {
+		fmt.Fprintf(&b, "The page tells them: %q\n", message)
+	}
+	if arg != "" {
+		call, _ := json.Marshal(map[string]string{arg: p.State})
+		fmt.Fprintf(&b, "When they say the upload is done, call %s again with the same arguments and %s. ", tool, call)
+		fmt.Fprintf(&b, "That value is good for this one upload; do not use it for anything else. ")
+	} else {
+		fmt.Fprintf(&b, "When they say the upload is done, call %s again with the same arguments. ", tool)
+	}
+	b.WriteString("If the upload is still running then, the call waits for it.")
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: b.String()},
+		&mcp.ResourceLink{URI: p.URL, Name: "upload-page", Title: "Upload page", MIMEType: "text/html",
+			Description: "The page where the person uploads the file the tool " + tool + " asks for. Open it in a browser."},
+	}}
+}
+
+// acceptedText names the accepted types of a file for the model: "any
+// type" for none.
+func acceptedText(accept []string) string {
+	if len(accept) == 0 {
+		return "any type"
+	}
+	return strings.Join(accept, ", ")
+}
+
+// sizeText writes a byte limit for people and models: "2 GiB", "300 bytes".
+func sizeText(n int64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
+	v, u := float64(n)/1024, 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + units[u:u+1] + "iB"
 }
 
 // answered reads the action of a URL-mode elicitation's answer: done when

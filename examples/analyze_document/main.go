@@ -6,7 +6,8 @@
 // export_report returns a text file of up to 256 MiB that the client
 // downloads (files/authorizeDownload, then a GET), and import_archive asks
 // the person using the client for a file of up to 2 GiB through an upload
-// page in their browser (a URL-mode elicitation). It serves streamable
+// page in their browser (a URL-mode elicitation, or a link the model passes
+// on, for a client without one). It serves streamable
 // HTTP only: MCP at /mcp, uploads, downloads and upload pages under
 // -public-url.
 //

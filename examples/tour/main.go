@@ -122,6 +122,9 @@ func (t *tour) run(ctx context.Context) {
 
 	t.section("8. A person's file through an upload page (URL-mode elicitation, import_archive)")
 	t.page(ctx)
+
+	t.section("9. The same for a chat host without elicitation: a link the model hands over")
+	t.pageLink(ctx)
 }
 
 func connect(ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, version string) (*mcp.ClientSession, error) {

@@ -11,7 +11,7 @@ func TestTour(t *testing.T) {
 	var out bytes.Buffer
 	tr := &tour{out: &out}
 	tr.run(t.Context())
-	if tr.failed > 0 || tr.passed < 29 {
+	if tr.failed > 0 || tr.passed < 34 {
 		t.Errorf("%d checks failed, %d passed:\n%s", tr.failed, tr.passed, out.String())
 	}
 	if strings.Contains(out.String(), "base64,i") {

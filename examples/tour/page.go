@@ -142,3 +142,92 @@ func (t *tour) page(ctx context.Context) {
 	t.printf("\n   the page once more: %d\n", again.Status)
 	t.check(again.Status == http.StatusConflict, "the page is single use: a second upload is refused (409)")
 }
+
+// pageLink plays a chat host that declared no elicitation at all, and its
+// model, against import_archive on protocol 2026-07-28, where each request
+// stands alone: the call answers with the page's link for the model to
+// pass on, the person uploads through it, and the model calls again with
+// what the result told it to send back.
+func (t *tour) pageLink(ctx context.Context) {
+	base, stop, ok := t.serveAnalyzeDocument()
+	if !ok {
+		return
+	}
+	defer stop()
+	c := mcp.NewClient(&mcp.Implementation{Name: "tour", Version: "v1"}, nil) // no elicitation
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + analyzedoc.MCPPath}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.check(false, "connect to analyze_document: %v", err)
+		return
+	}
+	defer cs.Close()
+
+	t.printf("   the client declared no elicitation, so ElicitUpload answers with an ordinary result:\n")
+	t.printf("   tools/call import_archive {}\n")
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: analyzedoc.ImportTool.Name, Arguments: map[string]any{}})
+	if err != nil || len(res.Content) != 2 {
+		t.check(false, "tools/call import_archive: %v", err)
+		return
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	link, _ := res.Content[1].(*mcp.ResourceLink)
+	if text == nil || link == nil {
+		t.check(false, "the result is not a text and a resource_link")
+		return
+	}
+	sendBack := regexp.MustCompile(`\{"archive":"(mcp-file:[^"]*)"\}`).FindStringSubmatch(text.Text)
+	shown := strings.ReplaceAll(text.Text, link.URI, link.URI[:strings.LastIndexByte(link.URI, '/')+1]+"<token>")
+	if sendBack != nil {
+		shown = strings.ReplaceAll(shown, sendBack[1], "mcp-file://…<sealed>")
+	}
+	t.printf("   → text: %s\n", indent(shown, "     ")[5:])
+	t.printf("   → resource_link %s (%s)\n", link.Name, link.MIMEType)
+	t.check(!res.IsError && strings.HasPrefix(link.URI, base+"/files/page/") && strings.Contains(text.Text, link.URI) && sendBack != nil,
+		"a result the model can act on: the page's link, what to upload, and what to send back when it calls again")
+	if sendBack == nil {
+		return
+	}
+
+	page, err := mcptest.OpenUploadPage(nil, link.URI)
+	if err != nil {
+		t.check(false, "open the page: %v", err)
+		return
+	}
+	asker := regexp.MustCompile(`<p id="asker">(.*?)</p>`).FindStringSubmatch(page.HTML)
+	if asker != nil {
+		t.printf("\n   the person opens the link; the page says: %s\n", regexp.MustCompile(`<[^>]*>`).ReplaceAllString(asker[1], ""))
+	}
+	t.check(asker != nil && strings.Contains(asker[1], "analyze_document</strong> asks for a file for its tool <code id=\"tool\">import_archive"),
+		"the page names the server (from its Implementation) and the tool that ask")
+	archive := textFile(1 << 20)
+	sum := sha256.Sum256(archive)
+	code, _, err := mcptest.PagePost{Action: page.Action, Origin: mcptest.OriginOf(link.URI), Token: page.Token,
+		Name: "archive.txt", MediaType: "text/plain", Body: archive}.Post(nil)
+	t.printf("   POST %s (%d bytes) → %d\n", page.Action, len(archive), code)
+	t.check(err == nil && code == http.StatusCreated, "the person's browser uploaded the file through the page")
+
+	t.printf("\n   the model calls again, as the result said: tools/call import_archive {\"archive\": \"mcp-file://…\"}\n")
+	args := map[string]any{"archive": sendBack[1]}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: analyzedoc.ImportTool.Name, Arguments: args})
+	if err != nil {
+		t.check(false, "the retry: %v", err)
+		return
+	}
+	t.printf("   → %s\n", textOf(res))
+	t.check(!res.IsError && strings.Contains(textOf(res), fmt.Sprintf("%d bytes, sha256:%s", len(archive), hex.EncodeToString(sum[:]))),
+		"a request of its own (stateless) got the file through the URI it sent back: same size, same SHA-256")
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: analyzedoc.ImportTool.Name, Arguments: args})
+	t.printf("   the same once more → %s\n", textOf(res))
+	t.check(err == nil && res.IsError && strings.Contains(textOf(res), "earlier call took already"), "the URI gets the file once")
+}
+
+// textOf is the text of a tool result's text blocks.
+func textOf(res *mcp.CallToolResult) string {
+	var s string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			s += tc.Text
+		}
+	}
+	return s
+}

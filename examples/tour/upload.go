@@ -114,8 +114,8 @@ func (t *tour) upload(ctx context.Context) {
 	t.printf("   → %s\n", text)
 	t.check(cr.IsError && strings.Contains(text, "transferModes: upload"), "isError: an upload-only field refuses data: URIs, naming transferModes")
 
-	huge := int64(2 << 30)
-	t.printf("\n   declaring a 2 GiB file:\n   files/authorizeUpload {\"mimeType\":\"text/plain\",\"size\":%d}\n", huge)
+	huge := int64(3 << 30) // more than any upload-capable field takes (import_archive's archive: 2 GiB)
+	t.printf("\n   declaring a 3 GiB file:\n   files/authorizeUpload {\"mimeType\":\"text/plain\",\"size\":%d}\n", huge)
 	_, err = mcp.CallCustomMethod[*transfer.AuthorizeUploadParams, *transfer.AuthorizeUploadResult](ctx, cs, transfer.MethodAuthorizeUpload,
 		&transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: &huge})
 	var je *jsonrpc.Error

@@ -85,7 +85,14 @@
 // accepted types, nothing left behind on failure) and answers a refusal
 // with a 4xx page that says why, never a redirect. While the person
 // uploads, the tool call reports progress; a browser that goes away
-// mid-upload ends the call with an error.
+// mid-upload ends the call with an error. The page names who asks: the
+// server (its Implementation's Title, else its Name), the tool and the
+// message. A client without URL-mode elicitation gets the page as a link
+// in an ordinary tool result; its retry may send back the page's file URI
+// in an upload-capable argument (runtime.ElicitOptions.Arg), which the
+// call resolves like any file URI, waiting for an upload still running,
+// and takes once (a marker object beside the file, created only if absent,
+// says it was taken).
 //
 // # Who may use a file
 //

@@ -86,6 +86,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		if p := c.pages.byKeyLive(*key, now); p != nil {
 			hp := p.hp
 			hp.Done = p.isFinished()
+			hp.Uploading = !hp.Done && p.uploading.Load() > 0
 			return hp, nil
 		}
 	}
@@ -105,7 +106,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's owner: %w", err)
 	}
-	sealedMessage, err := c.Keys.Seal(text.Cut(strings.ToValidUTF8(message, "\uFFFD"), maxPageMessage))
+	sealedMessage, err := c.Keys.Seal(pageAsk(hk.Tool, message))
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's message: %w", err)
 	}
@@ -131,9 +132,31 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	return p.hp, nil
 }
 
-// maxPageMessage is the longest message a page shows, in bytes: sealed, it
-// must fit a token's name.
+// maxPageMessage is the longest message a page shows, with the tool's
+// name, in bytes: sealed, the two must fit a token's name.
 const maxPageMessage = 640
+
+// maxPageTool is the longest tool name a page shows, in bytes (MCP's
+// limit of a tool's name is 128 characters).
+const maxPageTool = 128
+
+// pageAsk is what a page's token carries, sealed, of who asks: the tool,
+// a NUL, then the message, both valid UTF-8, together at most
+// maxPageMessage bytes. parsePageAsk reverses it.
+func pageAsk(tool, message string) string {
+	tool = text.Cut(strings.ReplaceAll(strings.ToValidUTF8(tool, "\uFFFD"), "\x00", ""), maxPageTool)
+	return tool + "\x00" + text.Cut(strings.ToValidUTF8(message, "\uFFFD"), maxPageMessage-len(tool)-1)
+}
+
+// parsePageAsk returns the tool and the message of pageAsk's text. A text
+// without a NUL (a page minted before pages named their tool) is all
+// message.
+func parsePageAsk(s string) (tool, message string) {
+	if t, m, ok := strings.Cut(s, "\x00"); ok {
+		return t, m
+	}
+	return "", s
+}
 
 // pageFileID returns a new file ID for an upload page of the input
 // request id of tool: "page_", a digest of the two, "_" and a random part.
@@ -173,6 +196,16 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 	case le != nil || !pageOf(ref.FileID, hk.Tool, hk.ID):
 		return "", errors.New("the upload page named in this call's requestState is not one this server gave this caller for this tool and input request; call the tool again without it")
 	}
+	uri, err := c.awaitPage(ctx, ref, state, progress)
+	if err == nil {
+		r.awaited = uri // the call's own page: Resolve neither waits for it again nor takes it
+	}
+	return uri, err
+}
+
+// awaitPage waits for the upload of the page whose file URI, state, holds
+// ref, checked for the caller, and returns state once the file is stored.
+func (c *config) awaitPage(ctx context.Context, ref token.FileRef, state string, progress func(received, total int64)) (string, error) {
 	pageExpires := ref.Expires.Add(-c.FileTTL)
 	p := c.pages.get(ref.FileID) // nil when another replica minted the page
 	var finished <-chan struct{}

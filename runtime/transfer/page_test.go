@@ -53,14 +53,15 @@ type pageAnswer struct {
 	Name      string `json:"name,omitempty"`
 }
 
-// askTool asks for a testtypes.PageForm through an upload page, and reads
-// the file through File.Open. calls counts its invocations.
-func askTool(calls *atomic.Int32) mcp.ToolHandlerFor[noArgs, pageAnswer] {
+// askTool asks for a testtypes.PageForm through an upload page, with
+// opts, and reads the file through File.Open. calls counts its
+// invocations.
+func askTool(calls *atomic.Int32, opts *runtime.ElicitOptions[testtypes.PageForm]) mcp.ToolHandlerFor[noArgs, pageAnswer] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, pageAnswer, error) {
 		if calls != nil {
 			calls.Add(1)
 		}
-		ans, pending, err := runtime.ElicitUpload[testtypes.PageForm](ctx, req, "Please choose a picture or a text.", nil)
+		ans, pending, err := runtime.ElicitUpload[testtypes.PageForm](ctx, req, "Please choose a picture or a text.", opts)
 		if pending != nil || err != nil {
 			return pending, pageAnswer{}, err
 		}
@@ -68,20 +69,24 @@ func askTool(calls *atomic.Int32) mcp.ToolHandlerFor[noArgs, pageAnswer] {
 		if ans.Action != runtime.Accept {
 			return nil, out, nil
 		}
-		f := ans.Value.File
-		r, err := f.Open()
-		if err != nil {
-			return nil, out, err
-		}
-		defer r.Close()
-		h := sha256.New()
-		n, err := io.Copy(h, r)
-		if err != nil {
-			return nil, out, err
-		}
-		out.Size, out.SHA256, out.MediaType, out.Name = n, hex.EncodeToString(h.Sum(nil)), f.MediaType, f.Name
-		return nil, out, nil
+		return readAnswer(ans.Value.File, out)
 	}
+}
+
+// readAnswer reads f into out: its size, digest, type and name.
+func readAnswer(f runtime.File, out pageAnswer) (*mcp.CallToolResult, pageAnswer, error) {
+	r, err := f.Open()
+	if err != nil {
+		return nil, out, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return nil, out, err
+	}
+	out.Size, out.SHA256, out.MediaType, out.Name = n, hex.EncodeToString(h.Sum(nil)), f.MediaType, f.Name
+	return nil, out, nil
 }
 
 // pageServer serves the ask tool, with uploads (and so upload pages).
@@ -91,7 +96,9 @@ func pageServer(t *testing.T, o transfer.Options, calls *atomic.Int32) *mcp.Serv
 		o.Store = memstore.New(nil)
 	}
 	s := uploadsServer(t, o)
-	runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(calls))
+	runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(calls, nil))
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_error"}, askTool(calls, &runtime.ElicitOptions[testtypes.PageForm]{Handover: runtime.HandoverError}))
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_link"}, askLinkTool)
 	return s
 }
 
@@ -365,10 +372,10 @@ func TestUploadPageDecline(t *testing.T) {
 	}
 }
 
-// TestUploadPageRequired: a client without URL-mode elicitation gets the
-// -32042 error with the page; when the upload is done the server says so,
-// and the client's retry gets the file. A retry before that gets the same
-// page again, never a second one.
+// TestUploadPageRequired: a client without URL-mode elicitation, of a
+// tool that chose HandoverError, gets the -32042 error with the page; when
+// the upload is done the server says so, and the client's retry gets the
+// file. A retry before that gets the same page again, never a second one.
 func TestUploadPageRequired(t *testing.T) {
 	for _, version := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
@@ -381,7 +388,7 @@ func TestUploadPageRequired(t *testing.T) {
 			}
 			cs := inMemory(t, s, opts, version)
 			call := func() (*mcp.CallToolResult, error) {
-				return cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+				return cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_error", Arguments: map[string]any{}})
 			}
 			required := func() *mcp.ElicitParams {
 				t.Helper()
@@ -634,6 +641,8 @@ func TestUploadPageMarkup(t *testing.T) {
 		`accept="image/png,text/plain"`, "Accepted: image/png, text/plain. Up to 64 KiB.",
 		`data-max-size="65536"`, `enctype="multipart/form-data"`, "Please choose a picture or a text.",
 		`<label for="file">`, `role="status"`,
+		// Who asks: the server's name (its Implementation's), the tool.
+		`<strong id="server">uploads</strong> asks for a file for its tool <code id="tool">ask</code>`,
 	} {
 		if !strings.Contains(f.html, want) {
 			t.Errorf("the page lacks %q", want)
@@ -904,7 +913,7 @@ func TestUploadPageURLHidesWho(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(nil))
+	runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(nil, nil))
 	verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: "alice.smith@example.com", Expiration: time.Now().Add(time.Hour)}, nil
 	}

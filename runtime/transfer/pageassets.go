@@ -24,6 +24,8 @@ var (
 
 // pageData is what the page template shows.
 type pageData struct {
+	Server     string // the name of the server that asks, from its Implementation
+	Tool       string // the tool whose call asks
 	Message    string
 	Action     string
 	Token      string

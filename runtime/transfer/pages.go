@@ -69,7 +69,8 @@ type caller struct {
 	session any // "" , the session's ID, or a weak.Pointer to it
 }
 
-// A pageKey finds the page of a call's retry after a -32042 error: the
+// A pageKey finds the page of a call's retry after a link result or a
+// -32042 error (a client without URL-mode elicitation): the
 // caller, the tool, the input request and what it asks for.
 type pageKey struct {
 	caller

@@ -53,8 +53,11 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 		return
 	}
 	accept := splitAccept(claims.MediaType)
+	tool, message := parsePageAsk(claims.Name)
 	data := pageData{
-		Message:    claims.Name,
+		Server:     c.serverName(r.Context()),
+		Tool:       tool,
+		Message:    message,
 		Action:     c.pagePostURL,
 		Token:      tok,
 		MaxSize:    claims.Size,

@@ -79,6 +79,9 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 				ss, _ := req.GetSession().(*mcp.ServerSession)
 				res := &resolver{c: c, session: ss}
 				if method == "tools/call" {
+					if creq, ok := req.(*mcp.CallToolRequest); ok && creq.Params != nil {
+						res.progressToken = creq.Params.GetProgressToken()
+					}
 					res.reads = new(callReads)
 					defer func() {
 						for _, id := range res.reads.take() {
@@ -121,6 +124,7 @@ type config struct {
 	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
 	reads        *readFiles  // the files calls read, for ReadFileTTL
 	admit        *admission  // the bounds of uploads in progress, likewise
+	name         implName    // the server's name, for upload pages
 }
 
 func newConfig(o Options) (*config, error) {

@@ -22,6 +22,11 @@ type resolver struct {
 	c       *config
 	session *mcp.ServerSession // the request's; nil when unknown
 	reads   *callReads         // the files a tools/call resolved; nil for other requests
+	// progressToken is the tools/call's progress token; nil for none.
+	progressToken any
+	// awaited is the file URI of the page AwaitPage last waited for: the
+	// call's own page (runtime.ElicitUpload), not one named in an argument.
+	awaited string
 }
 
 var _ hook.Resolver = (*resolver)(nil)
@@ -59,6 +64,14 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
 	}
 	ref, m, le := c.lookup(ctx, uri, owner)
+	pageArg := le == nil || le.problem == uriMissing
+	pageArg = pageArg && isPageFile(ref.FileID) && uri != r.awaited // an argument names a page
+	if pageArg && le != nil {
+		if err := r.awaitPageArg(ctx, arg, uri, ref); err != nil {
+			return hook.Resolved{}, err
+		}
+		ref, m, le = c.lookup(ctx, uri, owner)
+	}
 	switch {
 	case le != nil && le.problem == uriStoreFailed:
 		return internal("store stat", le.err)
@@ -100,6 +113,11 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	}
 	if len(params) == 0 {
 		params = nil
+	}
+	if pageArg {
+		if err := c.takePage(ctx, arg, ref, m); err != nil {
+			return hook.Resolved{}, err
+		}
 	}
 	st, id, size := c.Store, ref.FileID, m.Size
 	if r.reads != nil && c.ReadFileTTL > 0 {

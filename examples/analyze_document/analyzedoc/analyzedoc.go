@@ -9,10 +9,11 @@
 // the other way: it makes a text file of up to 256 MiB, streamed into the
 // store, which the client fetches with files/authorizeDownload and an HTTP
 // GET (or, without files.download, receives embedded or as a
-// resource_link). Its import_archive tool takes no arguments: it asks the
-// person using the client for a file of any type, up to 2 GiB, through an
-// upload page in their browser (runtime.ElicitUpload, a URL-mode
-// elicitation), and answers with its size and SHA-256, read the same way.
+// resource_link). Its import_archive tool asks the person using the
+// client for a file of any type, up to 2 GiB, through an upload page in
+// their browser (runtime.ElicitUpload: a URL-mode elicitation, or, for a
+// client without one, a link the model passes on), and answers with its
+// size and SHA-256, read the same way.
 package analyzedoc
 
 //go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen
@@ -112,8 +113,8 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 	}
 	runtime.AddTool(s, AnalyzeTool, Analyze)
 	runtime.AddTool(s, ReadTextTool, ReadText)
-	mcp.AddTool(s, ExportTool, ExportReport)  // no file argument: the SDK's AddTool
-	mcp.AddTool(s, ImportTool, ImportArchive) // no argument; its file comes through an upload page
+	mcp.AddTool(s, ExportTool, ExportReport)      // no file argument: the SDK's AddTool
+	runtime.AddTool(s, ImportTool, ImportArchive) // its file comes through an upload page
 	return s, files, nil
 }
 
@@ -131,12 +132,9 @@ func NewServer(o Options) (*mcp.Server, http.Handler, error) {
 // serve.Handler sends 2026-07-28 requests to a stateless handler, where
 // each request is a session of its own. import_archive works there for a
 // client that declares elicitation.url (the page comes back as an input
-// request, and the retry carries what it needs in requestState), but not
-// for one that does not: the -32042 error's retry is a new session, which
-// finds no page of the first call and gets a new one, and
-// notifications/elicitation/complete has no session to go to. Such a
-// client must declare elicitation.url or speak 2025-11-25, whose sessions
-// are kept.
+// request, and the retry carries what it needs in requestState), and for
+// one that does not: its result gives the page's link and tells the model
+// to call again with the page's file URI as the archive argument.
 func Handler(o Options) (http.Handler, error) {
 	s, _, err := NewServer(o)
 	if err != nil {
@@ -147,11 +145,11 @@ func Handler(o Options) (http.Handler, error) {
 
 // MaxRequestBytes is the request body limit the server needs: read_text's
 // inline 5 MiB is about 7 MB of base64; analyze_document's argument is a
-// file URI whatever the file's size; export_report's and import_archive's
-// arguments hold no file (import_archive's 2 GiB comes through the upload
-// page, and the elicitation's answer in a message is only its action).
+// file URI whatever the file's size, as is import_archive's (its 2 GiB
+// come through the upload page, and the elicitation's answer in a message
+// is only its action); export_report's arguments hold no file.
 func MaxRequestBytes() (int64, error) {
-	return runtime.MaxRequestBytes(AnalyzeArgs{}.MCPSchema(), ReadTextArgs{}.MCPSchema())
+	return runtime.MaxRequestBytes(AnalyzeArgs{}.MCPSchema(), ReadTextArgs{}.MCPSchema(), ImportArgs{}.MCPSchema())
 }
 
 // Analysis is the answer of both tools, read from the file's bytes.

@@ -13,6 +13,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -197,6 +198,9 @@ func TestToolsList(t *testing.T) {
 	want := map[string]file{
 		"analyze_document.document": {[]string{"application/pdf", "text/plain"}, 1 << 30, []string{"upload"}},
 		"read_text.text":            {[]string{"text/plain"}, 5 << 20, []string{"inline", "upload"}},
+		// import_archive's file comes through a page; a client that could
+		// not show it sends the page's file URI back here.
+		"import_archive.archive": {nil, 2 << 30, []string{"upload"}},
 	}
 	if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
 		t.Errorf("file arguments\n got %s\nwant %s", g, w)
@@ -205,10 +209,10 @@ func TestToolsList(t *testing.T) {
 	if g, w := fmt.Sprint(names), "[analyze_document export_report import_archive read_text]"; g != w {
 		t.Errorf("tools %s, want %s", g, w)
 	}
-	// import_archive asks the person for its file: the model gives nothing.
+	// import_archive asks the person for its file: the model need give nothing.
 	for _, tool := range res.Tools {
-		if b, _ := json.Marshal(tool.InputSchema); tool.Name == "import_archive" && strings.Contains(string(b), `"properties":{"`) {
-			t.Errorf("import_archive's input schema %s, want no properties", b)
+		if b, _ := json.Marshal(tool.InputSchema); tool.Name == "import_archive" && strings.Contains(string(b), `"required"`) {
+			t.Errorf("import_archive's input schema %s, want no required argument", b)
 		}
 	}
 }
@@ -279,8 +283,8 @@ func TestRejections(t *testing.T) {
 		p      *transfer.AuthorizeUploadParams
 		reason string
 	}{
-		{"larger than every field", &transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: size(1<<30 + 1)}, transfer.ReasonMaxSizeExceeded},
-		{"a type no field takes", &transfer.AuthorizeUploadParams{MimeType: "image/png", Size: size(10)}, transfer.ReasonMimeTypeNotAccepted},
+		// import_archive's archive takes any type of up to 2 GiB.
+		{"larger than every field", &transfer.AuthorizeUploadParams{MimeType: "text/plain", Size: size(2<<30 + 1)}, transfer.ReasonMaxSizeExceeded},
 	}
 	for _, a := range auths {
 		_, err := authorize(t, cs, a.p)
@@ -289,8 +293,8 @@ func TestRejections(t *testing.T) {
 		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || d.Reason != a.reason {
 			t.Errorf("%s: %v (data %+v), want -32602 with reason %s", a.name, err, d, a.reason)
 		}
-		if a.reason == transfer.ReasonMaxSizeExceeded && (d.MaxSize == nil || *d.MaxSize != 1<<30) {
-			t.Errorf("%s: data %+v, want maxSize %d", a.name, d, 1<<30)
+		if a.reason == transfer.ReasonMaxSizeExceeded && (d.MaxSize == nil || *d.MaxSize != 2<<30) {
+			t.Errorf("%s: data %+v, want maxSize %d", a.name, d, 2<<30)
 		}
 	}
 }
@@ -475,54 +479,66 @@ func TestImportArchiveDeclined(t *testing.T) {
 	}
 }
 
-// elicitationRequired calls import_archive, which must fail with the -32042
-// URL elicitation required error, and returns the page it carries.
-func elicitationRequired(t *testing.T, cs *mcp.ClientSession) *mcp.ElicitParams {
+// linkOf checks that res is import_archive's answer to a client without
+// URL-mode elicitation: a text with the page's link, what to upload and
+// what to do after, and a resource_link to the page. It returns the page
+// and the file URI to send back as the archive argument.
+func linkOf(t *testing.T, base string, res *mcp.CallToolResult) (pageURL, fileURI string) {
 	t.Helper()
-	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "import_archive", Arguments: map[string]any{}})
-	return mcptest.URLElicitationRequired(t, err)
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("result %q (isError %v), want a text and a resource_link", mcptest.Text(t, res), res.IsError)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	link, ok := res.Content[1].(*mcp.ResourceLink)
+	if !ok || !strings.HasPrefix(link.URI, base+"/files/page/") {
+		t.Fatalf("second content %#v, want a resource_link to the page under /files/page/", res.Content[1])
+	}
+	for _, want := range []string{link.URI, "any type, up to 2 GiB", "call import_archive again"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text %q lacks %q", text, want)
+		}
+	}
+	var sc analyzedoc.Import
+	if b, _ := json.Marshal(res.StructuredContent); json.Unmarshal(b, &sc) != nil || sc.Pending != text || sc.Action != "" || sc.File != nil {
+		t.Errorf("structuredContent %s, want the link's text as pending, for hosts that show the model only that", b)
+	}
+	var arg struct{ Archive string }
+	if err := json.Unmarshal([]byte(regexp.MustCompile(`\{"archive":"[^"]*"\}`).FindString(text)), &arg); err != nil || !strings.HasPrefix(arg.Archive, "mcp-file:") {
+		t.Fatalf("the text %q names no file URI to send back as the archive", text)
+	}
+	return link.URI, arg.Archive
 }
 
-// TestImportArchiveRequired: a client without elicitation.url, on
-// 2025-11-25 (a stateful session), gets the -32042 error with the page;
-// when the person has uploaded through it the server sends
-// notifications/elicitation/complete, and the retry in the same session
-// gets the file.
-func TestImportArchiveRequired(t *testing.T) {
+// TestImportArchiveLink: a client without any elicitation, on 2025-11-25
+// (a stateful session), gets the page's link as import_archive's result;
+// the person uploads through it, and the retry in the same session, with
+// no argument, gets the file.
+func TestImportArchiveLink(t *testing.T) {
 	base := start(t, "/files/")
 	archive := mcptest.Zip(t, 1<<20, 3)
-	completed := make(chan string, 1)
-	cs := connectWith(t, base, "2025-11-25", &mcp.ClientOptions{
-		ElicitationCompleteHandler: func(_ context.Context, r *mcp.ElicitationCompleteNotificationRequest) {
-			completed <- r.Params.ElicitationID
-		},
-	})
-	e := elicitationRequired(t, cs)
-	if n, err := browse(e.URL, "archive.zip", "application/zip", archive); err != nil || n != int64(len(archive)) {
+	cs := connect(t, base, "2025-11-25")
+	page, _ := linkOf(t, base, mcptest.Call(t, cs, "import_archive", map[string]any{}))
+	if n, err := browse(page, "archive.zip", "application/zip", archive); err != nil || n != int64(len(archive)) {
 		t.Fatalf("upload through the page: %d bytes, %v", n, err)
 	}
-	mcptest.WantCompleted(t, completed, e.ElicitationID)
 	wantImport(t, mcptest.Call(t, cs, "import_archive", map[string]any{}), "archive.zip", "application/zip", archive)
 }
 
-// TestImportArchiveRequiredStateless pins what serve.Handler means for a
-// client without elicitation.url on 2026-07-28: such requests go to a
-// stateless handler, so every call is a session of its own. The -32042
-// retry therefore finds no page of an earlier call (each call mints a new
-// one, pending until it expires), and no notifications/elicitation/complete
-// can reach the client: the upload through the first page is never
-// handed to a call. runtime.ElicitUpload's doc says so ("a session that
-// ends with the call (stateless HTTP) cannot retry this way"); such a
-// client must declare elicitation.url, or speak 2025-11-25 to this server.
-// If this starts to pass the file, update this test and Handler's doc.
-func TestImportArchiveRequiredStateless(t *testing.T) {
+// TestImportArchiveLinkStateless: on 2026-07-28, serve.Handler serves each
+// request in a session of its own, so an anonymous client's retry finds
+// nothing of the first call but what it sends back: the page's file URI,
+// as the archive argument, which gets the file once.
+func TestImportArchiveLinkStateless(t *testing.T) {
 	base := start(t, "/files/")
+	archive := mcptest.Zip(t, 1<<20, 3)
 	cs := connect(t, base, "2026-07-28")
-	e := elicitationRequired(t, cs)
-	if n, err := browse(e.URL, "archive.zip", "application/zip", mcptest.Zip(t, 64<<10, 3)); err != nil || n == 0 {
+	page, uri := linkOf(t, base, mcptest.Call(t, cs, "import_archive", map[string]any{}))
+	if n, err := browse(page, "archive.zip", "application/zip", archive); err != nil || n != int64(len(archive)) {
 		t.Fatalf("upload through the page: %d bytes, %v", n, err)
 	}
-	if e2 := elicitationRequired(t, cs); e2.ElicitationID == e.ElicitationID || e2.URL == e.URL {
-		t.Errorf("the retry found the first call's page %s: the stateless handler keeps state now; update this test", e.ElicitationID)
+	wantImport(t, mcptest.Call(t, cs, "import_archive", map[string]any{"archive": uri}), "archive.zip", "application/zip", archive)
+	res := mcptest.Call(t, cs, "import_archive", map[string]any{"archive": uri})
+	if text := mcptest.Text(t, res); !res.IsError || !strings.Contains(text, "earlier call took already") {
+		t.Errorf("a second call with the page's file URI: %q (isError %v), want it refused", text, res.IsError)
 	}
 }

@@ -193,6 +193,47 @@ const mcpfileSchemaExport = `{
   "description": "Export is the structured answer of export_report."
 }`
 
+// If this fails to compile, ImportArgs changed since mcpfilegen ran: run go generate.
+var _ ImportArgs = mcpfileStructImportArgs_changed_run_go_generate{}
+
+type mcpfileStructImportArgs_changed_run_go_generate = struct {
+	Archive *runtime.File `json:"archive,omitempty" mcpfile:"maxSize=2GiB,transfer=upload"`
+}
+
+// MCPSchema returns the JSON Schema of ImportArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (ImportArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaImportArgs)
+}
+
+const mcpfileSchemaImportArgs = `{
+  "properties": {
+    "archive": {
+      "type": "string",
+      "format": "uri",
+      "description": "Archive: leave it out. Only when a result of this tool says so, the mcp-file: URI it gives, to get the file uploaded through its page.",
+      "x-mcp-file": {
+        "maxSize": 2147483648,
+        "transferModes": [
+          "upload"
+        ]
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "description": "ImportArgs are the arguments of the import_archive tool. Archive is left out: the file is asked of the person, through an upload page. A client that cannot show the page gets the page's link as the result, for the model to pass on, and is told to call again with Archive set to the page's file URI: the call resolves it (waiting for an upload still running) before the handler runs."
+}`
+
+var mcpfileObjectImportArgs = mcpfileimpl.NewObject(mcpfileSchemaImportArgs, []string{"archive"}, []string{"archive"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *ImportArgs) UnmarshalJSON(b []byte) error {
+	type ImportArgs mcpfileStructImportArgs_changed_run_go_generate
+	return mcpfileObjectImportArgs.Unmarshal(b, (*ImportArgs)(t), mcpfileimpl.Into(&t.Archive))
+}
+
 // If this fails to compile, ReadTextArgs changed since mcpfilegen ran: run go generate.
 var _ ReadTextArgs = mcpfileStructReadTextArgs_changed_run_go_generate{}
 

@@ -60,7 +60,10 @@ type Resolver interface {
 	// it names against d, for the request whose extra is given (its auth
 	// token info says who is asking; nil without). A rejection is an error
 	// whose text is written for the model, as runtime.Error's are, and
-	// holds nothing of the URI.
+	// holds nothing of the URI. The file URI of an upload page (a Page's
+	// State) sent back in an argument is waited for while its upload
+	// runs, and gives its file to one call only; the page that AwaitPage
+	// just returned, the call's own, is resolved as it is.
 	Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (Resolved, error)
 
 	// Declare records that the server takes the files of schema, an
@@ -75,8 +78,10 @@ type Resolver interface {
 	// minted under the same key for the same caller (the principal; for an
 	// anonymous caller, the session) that is pending is returned again
 	// instead of a new one, and one whose file is uploaded is returned once
-	// more, Done. done, when not nil, is called once, with the page's
-	// ElicitationID, when a file has been uploaded through the page.
+	// more, Done (Uploading while its upload runs). done, when not nil, is
+	// called once, with the page's ElicitationID, when a file has been
+	// uploaded through the page. The page shows the server's name, key.Tool
+	// and message.
 	NewPage(ctx context.Context, extra *mcp.RequestExtra, key PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
 
 	// AwaitPage waits until a file has been uploaded through the page
@@ -102,15 +107,16 @@ type PageKey struct {
 	Tool    string // the tool called
 	ID      string // the input request's ID
 	Form    string // what is asked: the form's type and the message
-	Reuse   bool   // a -32042 error's page: found again by the retry
+	Reuse   bool   // a page for a client without URL-mode elicitation: found again by the retry
 }
 
 // A Page is an upload page: the URL a person opens to upload one file.
 type Page struct {
 	URL           string // the page, for the person's browser
 	ElicitationID string // the URL-mode elicitation's elicitationId
-	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client
+	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client; the file URI of the page's upload
 	Done          bool   // a file has been uploaded through it already
+	Uploading     bool   // a file is being uploaded through it (in this process) now
 }
 
 type resolverKey struct{}

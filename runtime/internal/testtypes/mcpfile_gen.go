@@ -556,6 +556,50 @@ const mcpfileSchemaNestedForm = `{
   "description": "NestedForm is not flat: it cannot be elicited."
 }`
 
+// If this fails to compile, PageArgs changed since mcpfilegen ran: run go generate.
+var _ PageArgs = mcpfileStructPageArgs_changed_run_go_generate{}
+
+type mcpfileStructPageArgs_changed_run_go_generate = struct {
+	File *runtime.File `json:"file,omitempty" mcpfile:"accept=image/png|text/plain,maxSize=64KiB,transfer=upload"`
+}
+
+// MCPSchema returns the JSON Schema of PageArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (PageArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaPageArgs)
+}
+
+const mcpfileSchemaPageArgs = `{
+  "properties": {
+    "file": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "image/png",
+          "text/plain"
+        ],
+        "maxSize": 65536,
+        "transferModes": [
+          "upload"
+        ]
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "description": "PageArgs are the arguments of a tool that asks for a PageForm through an upload page: File is left out, but for the retry of a client that could not show the page, which sends back the page's file URI."
+}`
+
+var mcpfileObjectPageArgs = mcpfileimpl.NewObject(mcpfileSchemaPageArgs, []string{"file"}, []string{"file"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *PageArgs) UnmarshalJSON(b []byte) error {
+	type PageArgs mcpfileStructPageArgs_changed_run_go_generate
+	return mcpfileObjectPageArgs.Unmarshal(b, (*PageArgs)(t), mcpfileimpl.Into(&t.File))
+}
+
 // If this fails to compile, PageForm changed since mcpfilegen ran: run go generate.
 var _ PageForm = mcpfileStructPageForm_changed_run_go_generate{}
 

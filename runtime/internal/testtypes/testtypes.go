@@ -5,7 +5,7 @@
 // its external tests can.)
 package testtypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,HostArgs,NestedForm,PhotoForm,PageForm,ArchiveForm,ReportOut,ScanForm,UploadForm
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type BigArgs,BulkArgs,DocsArgs,DocumentArgs,ImageArgs,ManyArgs,HostArgs,NestedForm,PhotoForm,PageForm,PageArgs,ArchiveForm,ReportOut,ScanForm,UploadForm
 
 import (
 	"time"
@@ -87,6 +87,13 @@ type PhotoForm struct {
 // of up to 64 KiB.
 type PageForm struct {
 	File runtime.File `json:"file" mcpfile:"accept=image/png|text/plain,maxSize=64KiB"`
+}
+
+// PageArgs are the arguments of a tool that asks for a PageForm through
+// an upload page: File is left out, but for the retry of a client that
+// could not show the page, which sends back the page's file URI.
+type PageArgs struct {
+	File *runtime.File `json:"file,omitempty" mcpfile:"accept=image/png|text/plain,maxSize=64KiB,transfer=upload"`
 }
 
 // ArchiveForm is what an upload page asks for when any file will do, of

@@ -84,6 +84,36 @@ func TestPageWithoutScript(t *testing.T) {
 	})
 }
 
+// TestPageSaysWhoAsks: the page shows who asks for the file, so a person
+// can tell a real request from a lure: the server's name (from its
+// Implementation), the tool and the message; and nothing the person does
+// not need: neither the page's token nor the elicitation's ID.
+func TestPageSaysWhoAsks(t *testing.T) {
+	protocols(t, func(t *testing.T, version string) {
+		s := newSite(t, version)
+		_, e, tb := s.ask(t, "ask")
+		tb.do(t, "open the page", chromedp.Navigate(e.URL), chromedp.WaitReady(chromedp.ID("asker")))
+		for sel, want := range map[string]string{
+			"#server":  "browsertest",
+			"#tool":    "ask",
+			"#message": "Please choose a file.",
+			"#asker":   "browsertest asks for a file for its tool ask:",
+		} {
+			if got := tb.text(t, sel); got != want {
+				t.Errorf("%s says %q, want %q", sel, got, want)
+			}
+		}
+		shown, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := e.URL[strings.LastIndex(e.URL, "/")+1:]
+		if strings.Contains(shown, tok) || strings.Contains(shown, e.ElicitationID) {
+			t.Errorf("the page shows its token or the elicitation's ID: %q", shown)
+		}
+	})
+}
+
 // noScript turns JavaScript off in the tab, as a person who blocks it.
 func noScript(t *testing.T, tb *tab) {
 	t.Helper()
