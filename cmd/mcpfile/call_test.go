@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/runtime/serve"
+	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
+)
+
+// callRun runs mcpfile call with args.
+func callRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(append([]string{"call"}, args...), nil, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// writeFile writes b to a new file named name and returns its path.
+func writeTemp(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// png is a 1×1 PNG.
+var png = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// TestCallDescribeImage: a PNG given by path reaches describe_image (over
+// stdio) inline, and the tool's answer is printed; a file larger than
+// -inline-max, which the field would let be uploaded, goes inline when the
+// server serves no uploads.
+func TestCallDescribeImage(t *testing.T) {
+	t.Setenv(serveEnv, "describe_image")
+	img := writeTemp(t, "dot.png", png)
+	code, stdout, stderr := callRun(t, "describe_image", "image="+"@"+img, "--", os.Args[0])
+	if code != 0 || !strings.Contains(stdout, sha(png)) {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the PNG's sha256", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "inline") {
+		t.Errorf("stderr %q does not say the file went inline", stderr)
+	}
+	code, stdout, stderr = callRun(t, "-inline-max", "10", "describe_image", "image=@"+img, "--", os.Args[0])
+	if code != 0 || !strings.Contains(stdout, sha(png)) || !strings.Contains(stderr, "does not serve files/authorizeUpload: sending") {
+		t.Errorf("-inline-max 10: exit %d, stdout %q, stderr %q; want 0, the sha256, and the fallback to inline", code, stdout, stderr)
+	}
+}
+
+// analyzeDocument serves the analyze_document example over HTTP, with its
+// upload and download endpoints, and returns its MCP URL.
+func analyzeDocument(t *testing.T) string {
+	t.Helper()
+	var h serveHandler
+	srv := httptest.NewServer(&h)
+	t.Cleanup(srv.Close)
+	s, _, err := analyzedoc.NewServer(analyzedoc.Options{PublicURL: srv.URL + "/files/", Store: memstore.New(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Handler = serve.Handler(s, serve.Options{Path: analyzedoc.MCPPath})
+	return srv.URL + analyzedoc.MCPPath
+}
+
+// TestCallAnalyzeDocument: against analyze_document on both protocol
+// generations, an upload-only argument is uploaded, an inline-or-upload
+// one goes inline when small and is uploaded above -inline-max, and the
+// report export_report returns is saved with -o, whether it comes
+// embedded (small) or is downloaded (large), verified against its digest.
+func TestCallAnalyzeDocument(t *testing.T) {
+	url := analyzeDocument(t)
+	text := bytes.Repeat([]byte("a line of text\n"), 1000)
+	doc := writeTemp(t, "notes.txt", text)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			for _, tt := range []struct {
+				args []string
+				how  string
+			}{
+				{[]string{"analyze_document", "document=@" + doc}, "uploaded"},
+				{[]string{"read_text", "text=@" + doc}, "inline"},
+				{[]string{"-inline-max", "100", "read_text", "text=@" + doc}, "uploaded"},
+				{[]string{"-mode", "upload", "read_text", "text=@" + doc}, "uploaded"},
+			} {
+				args := append([]string{"-protocol", v, "-url", url}, tt.args...)
+				code, stdout, stderr := callRun(t, args...)
+				if code != 0 || !strings.Contains(stdout, sha(text)) || !strings.Contains(stdout, "1000 lines") {
+					t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, the file's sha256 and 1000 lines", tt.args, code, stdout, stderr)
+				}
+				if !strings.Contains(stderr, tt.how) {
+					t.Errorf("%q: stderr %q does not say the file was %s", tt.args, stderr, tt.how)
+				}
+			}
+			for _, size := range []int{1000, 3 << 20} {
+				dir := t.TempDir()
+				code, stdout, stderr := callRun(t, "-protocol", v, "-url", url, "-o", dir, "export_report", "title=Q3", "size="+itoa(size))
+				if code != 0 {
+					t.Fatalf("export_report size %d: exit %d, stderr %q", size, code, stderr)
+				}
+				var sc struct {
+					Report wire.FileValue `json:"report"`
+				}
+				i := strings.Index(stdout, "structuredContent: ")
+				if i < 0 || json.Unmarshal([]byte(stdout[i+len("structuredContent: "):]), &sc) != nil {
+					t.Fatalf("stdout has no structuredContent: %q", stdout)
+				}
+				b, err := os.ReadFile(filepath.Join(dir, "Q3.txt"))
+				if err != nil {
+					t.Fatalf("export_report size %d: %v (stderr %q)", size, err, stderr)
+				}
+				sum := sha256.Sum256(b)
+				if len(b) != size || !strings.HasPrefix(string(b), "Q3\n\n") || wire.SHA256Digest(sum) != *sc.Report.Digest {
+					t.Errorf("export_report size %d: saved %d bytes, digest %s; want %d bytes, digest %s", size, len(b), wire.SHA256Digest(sum).Value, size, sc.Report.Digest.Value)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// countingServer is a server with one tool that takes an upload-only PDF
+// of at most 100 bytes (upload) and an inline PNG (image), and counts the
+// calls it answers.
+func countingServer(t *testing.T, calls *atomic.Int32) string {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "counting", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "take", InputSchema: json.RawMessage(`{"type":"object","required":["image"],"properties":{
+		"image":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/png"],"maxSize":1000,"transferModes":["inline"]}},
+		"upload":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf"],"maxSize":100,"transferModes":["upload"]}},
+		"pages":{"type":"array","maxItems":1,"items":{"type":"string","format":"uri","x-mcp-file":{}}},
+		"count":{"type":"integer"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "taken"}}}, nil
+		})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestCallChecksBeforeSending: files that break their argument's
+// x-mcp-file, and arguments that do not fit the schema, are refused with
+// the reason before anything is sent: exit 2, and the tool is never called.
+func TestCallChecksBeforeSending(t *testing.T) {
+	var calls atomic.Int32
+	url := countingServer(t, &calls)
+	img := writeTemp(t, "dot.png", png)
+	big := writeTemp(t, "big.png", append(append([]byte{}, png...), make([]byte, 2000)...))
+	txt := writeTemp(t, "a.txt", []byte("text"))
+	pdf := writeTemp(t, "a.pdf", append([]byte("%PDF-1.4\n"), make([]byte, 200)...))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"take", "image=@" + txt}, `argument "image" accepts image/png; ` + txt + " is text/plain"},
+		{[]string{"take", "image=@" + big}, `argument "image" takes files of at most 1000 bytes (maxSize)`},
+		{[]string{"take", "image=@" + img, "upload=@" + pdf}, `argument "upload" takes files of at most 100 bytes (maxSize)`},
+		{[]string{"-mode", "upload", "take", "image=@" + img}, `argument "image" is inline only (transferModes inline): it cannot be uploaded`},
+		{[]string{"-mode", "inline", "take", "image=@" + img, "upload=@" + writeTemp(t, "s.pdf", []byte("%PDF-1.4\n"))}, `argument "upload" is upload only`},
+		{[]string{"take", "imag=@" + img}, `tool "take" has no argument "imag" (want count, image=@path, pages=@path, upload=@path)`},
+		{[]string{"take", "count=@" + img}, `argument "count" is not a file argument`},
+		{[]string{"take", "image=@" + img, "count=many"}, `argument "count" is an integer: "many" is not one`},
+		{[]string{"take", "count=1"}, `tool "take" requires argument "image" (give image=@path)`},
+		{[]string{"take", "image=@" + img, "image=@" + img}, `argument "image" takes one file, and is given twice`},
+		{[]string{"take", "image=@" + img, "pages=@" + img, "pages=@" + img}, `argument "pages" takes at most 1 files (maxItems), 2 are given`},
+		{[]string{"take", "image=@" + filepath.Join(t.TempDir(), "none.png")}, "no such file"},
+		{[]string{"take", "image=@" + t.TempDir()}, "is not a regular file"},
+		{[]string{"nope"}, `the server has no tool "nope" (it has take)`},
+		{[]string{"take", "image"}, `argument "image": want name=@path, name=value or name:=json`},
+		{[]string{"take", "image=@" + img + ";type=png"}, `;type="png" is not a media type`},
+		{[]string{"take", "count:={"}, `the value after := is not JSON`},
+		{[]string{"-mode", "sometimes", "take", "image=@" + img}, `mode "sometimes": want auto, inline or upload`},
+	} {
+		code, _, stderr := callRun(t, append([]string{"-url", url}, tt.args...)...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("call %q: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the tool was called %d times, want 0: every case is refused before sending", n)
+	}
+	// The same server takes what fits: an inline PNG, a typed JSON value,
+	// an array of one.
+	code, stdout, stderr := callRun(t, "-url", url, "take", "image=@"+img, "count:=3", "pages=@"+txt)
+	if code != 0 || stdout != "taken\n" || calls.Load() != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q, %d call(s); want 0, taken, 1 call", code, stdout, stderr, calls.Load())
+	}
+}
+
+// TestCallUsage: command lines call cannot run exit 2 with the reason.
+func TestCallUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "name the server"},
+		{[]string{"-url", "http://127.0.0.1:1/mcp"}, "name the tool to call"},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "t", "--", "x"}, "name one server"},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", "/nonexistent/dir", "t"}, `-o "/nonexistent/dir": not a directory`},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "t"}, "connecting"},
+	} {
+		code, _, stderr := callRun(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("call %q: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
