@@ -227,3 +227,66 @@ func TestCallUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestCallRefusesUnverifiedOutputs: a returned file whose bytes do not
+// have the digest the result declares, downloaded or embedded, is not
+// saved, and the exit status is 1; a file that matches is saved.
+func TestCallRefusesUnverifiedOutputs(t *testing.T) {
+	good, bad := []byte("the report"), []byte("other bytes")
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/good" {
+			w.Write(good)
+		} else {
+			w.Write(bad)
+		}
+	}))
+	defer files.Close()
+	digest := wire.SHA256Digest(sha256.Sum256(good))
+	size := int64(len(good))
+	s := mcp.NewServer(&mcp.Implementation{Name: "outputs", Version: "v1"}, nil)
+	err := mcp.AddReceivingCustomMethod(s, wire.MethodAuthorizeDownload, func(_ context.Context, _ *mcp.ServerSession, p *wire.AuthorizeDownloadParams) (*wire.AuthorizeDownloadResult, error) {
+		path := "/bad"
+		if strings.HasSuffix(p.URI, "good") {
+			path = "/good"
+		}
+		return &wire.AuthorizeDownloadResult{File: wire.FileValue{URI: p.URI}, Download: wire.FileTransferDescriptor{Transport: "https", Method: "GET", URL: files.URL + path}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"good", "bad", "embedded"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fv := wire.FileValue{URI: "mcp-file://outputs/" + name, Name: name + ".txt", MimeType: "text/plain", Size: &size, Digest: &digest}
+			res := &mcp.CallToolResult{StructuredContent: map[string]any{"report": fv}}
+			if name == "embedded" {
+				res.Content = []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: fv.URI, MIMEType: "text/plain", Blob: bad}}}
+			}
+			return res, nil
+		})
+	}
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer srv.Close()
+	for _, tt := range []struct {
+		tool string
+		code int
+		want string
+	}{
+		{"good", 0, "saved good.txt"},
+		{"bad", 1, "11 bytes came, file.size is 10"},
+		{"embedded", 1, "the embedded file has"},
+	} {
+		dir := t.TempDir()
+		code, _, stderr := callRun(t, "-url", srv.URL, "-o", dir, tt.tool)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tt.tool, code, stderr, tt.code, tt.want)
+		}
+		entries, _ := os.ReadDir(dir)
+		if tt.code == 0 {
+			if b, err := os.ReadFile(filepath.Join(dir, "good.txt")); err != nil || !bytes.Equal(b, good) || len(entries) != 1 {
+				t.Errorf("%s: saved %q (%v), %d entries; want the report alone", tt.tool, b, err, len(entries))
+			}
+		} else if len(entries) != 0 {
+			t.Errorf("%s: %d files left in the directory, want none", tt.tool, len(entries))
+		}
+	}
+}
