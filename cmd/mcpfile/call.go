@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/call"
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
 )
 
 const callUsage = `usage: mcpfile call [flags] (-url URL TOOL [ARG...] | TOOL [ARG...] -- COMMAND [ARGS...])
@@ -99,7 +100,11 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	var serverLog lockedBuffer
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cs, err := connector(c, *serverURL, command, &serverLog)(ctx, *version)
+	var opts *mcp.ClientSessionOptions
+	if *version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: *version}
+	}
+	cs, err := c.Connect(ctx, fileblock.Wrap(transport(*serverURL, command, &serverLog)(), nil), opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile call: connecting: %v\n", err)
 		if log := serverLog.String(); log != "" {
@@ -184,7 +189,11 @@ func printResult(w io.Writer, res *mcp.CallToolResult, asJSON bool) error {
 		case *mcp.AudioContent:
 			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
 		case *mcp.ResourceLink:
-			fmt.Fprintf(w, "[resource link %s]\n", c.URI)
+			if _, ok := fileblock.FileOf(c); ok {
+				fmt.Fprintf(w, "[file %s %s]\n", c.Name, c.URI)
+			} else {
+				fmt.Fprintf(w, "[resource link %s]\n", c.URI)
+			}
 		case *mcp.EmbeddedResource:
 			if c.Resource != nil {
 				fmt.Fprintf(w, "[embedded resource %s]\n", c.Resource.URI)

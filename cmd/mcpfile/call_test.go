@@ -86,8 +86,8 @@ func analyzeDocument(t *testing.T) string {
 // TestCallAnalyzeDocument: against analyze_document on both protocol
 // generations, an upload-only argument is uploaded, an inline-or-upload
 // one goes inline when small and is uploaded above -inline-max, and the
-// report export_report returns is saved with -o, whether it comes
-// embedded (small) or is downloaded (large), verified against its digest.
+// report export_report returns, a file block (call declares
+// files.download), is downloaded with -o and verified against its digest.
 func TestCallAnalyzeDocument(t *testing.T) {
 	url := analyzeDocument(t)
 	text := bytes.Repeat([]byte("a line of text\n"), 1000)
@@ -117,6 +117,9 @@ func TestCallAnalyzeDocument(t *testing.T) {
 				code, stdout, stderr := callRun(t, "-protocol", v, "-url", url, "-o", dir, "export_report", "title=Q3", "size="+itoa(size))
 				if code != 0 {
 					t.Fatalf("export_report size %d: exit %d, stderr %q", size, code, stderr)
+				}
+				if !strings.Contains(stdout, "[file Q3.txt mcp-file:") {
+					t.Errorf("export_report size %d: stdout %q has no file block: call declares files.download", size, stdout)
 				}
 				var sc struct {
 					Report wire.FileValue `json:"report"`

@@ -77,7 +77,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	}
 	o := conform.Options{Big: *big, Versions: strings.Split(*versions, ",")}
 	var serverLog lockedBuffer // the stderr of every process started, written while they run
-	o.Connect = connector(mcp.NewClient(&mcp.Implementation{Name: "mcpfile-conform", Version: "v0.1.0"}, nil), *url, command, &serverLog)
+	o.Transport = transport(*url, command, &serverLog)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := conform.Run(ctx, o)
@@ -128,21 +128,17 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// connector returns what connects c to the server: at url over streamable
-// HTTP, or else over stdio to a new process of command, whose standard
-// error goes to serverLog. An empty version is the client's newest.
-func connector(c *mcp.Client, url string, command []string, serverLog io.Writer) func(ctx context.Context, version string) (*mcp.ClientSession, error) {
-	return func(ctx context.Context, version string) (*mcp.ClientSession, error) {
-		var opts *mcp.ClientSessionOptions
-		if version != "" {
-			opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
-		}
+// transport returns what makes a new transport to the server: at url over
+// streamable HTTP, or else over stdio to a new process of command, whose
+// standard error goes to serverLog.
+func transport(url string, command []string, serverLog io.Writer) func() mcp.Transport {
+	return func() mcp.Transport {
 		if url != "" {
-			return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, opts)
+			return &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
 		}
 		cmd := exec.Command(command[0], command[1:]...)
 		cmd.Stderr = serverLog
-		return c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
+		return &mcp.CommandTransport{Command: cmd}
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 )
 
@@ -64,9 +65,13 @@ type Options struct {
 }
 
 // NewClient returns a client that can send files/authorizeUpload and
-// files/authorizeDownload.
+// files/authorizeDownload, and declares SEP-2631's files capability
+// (upload and download over https) under experimental.files: connect it
+// over a transport fileblock.Wrap wraps, which declares it where the SEP
+// says and turns the file blocks of results into resource links the SDK
+// can read.
 func NewClient(impl *mcp.Implementation) (*mcp.Client, error) {
-	c := mcp.NewClient(impl, nil)
+	c := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}})
 	if err := client.Enable(c); err != nil {
 		return nil, err
 	}

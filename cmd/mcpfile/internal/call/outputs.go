@@ -15,12 +15,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // An Output is a file a tool returned: a FileValue of its
-// structuredContent, or a content block that is a resource link or an
-// embedded resource.
+// structuredContent, or a content block: a file block (made a resource
+// link by package fileblock), a resource link, an embedded resource.
 type Output struct {
 	// File is what the result says of it: its URI, and its name, media
 	// type, size and digest where given.
@@ -71,7 +72,9 @@ func Outputs(res *mcp.CallToolResult) []Output {
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.ResourceLink:
-			if isFileURI(c.URI) {
+			if fv, ok := fileblock.FileOf(c); ok {
+				add(Output{File: fv})
+			} else if isFileURI(c.URI) {
 				add(Output{File: wire.FileValue{URI: c.URI, Name: c.Name, MimeType: c.MIMEType, Size: c.Size}})
 			}
 		case *mcp.EmbeddedResource:

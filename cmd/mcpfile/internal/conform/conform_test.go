@@ -217,16 +217,20 @@ func sniffs(mt string, p []byte) bool {
 }
 
 // connector connects to a fresh session of s in memory.
-func connector(s *mcp.Server) func(context.Context, string) (*mcp.ClientSession, error) {
-	return func(ctx context.Context, version string) (*mcp.ClientSession, error) {
+func connector(s *mcp.Server) func() mcp.Transport {
+	return func() mcp.Transport {
 		st, ct := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(ctx, st, nil); err != nil {
-			return nil, err
+		if _, err := s.Connect(context.Background(), st, nil); err != nil {
+			return failing{err}
 		}
-		c := mcp.NewClient(&mcp.Implementation{Name: "conform-test", Version: "v1"}, nil)
-		return c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		return ct
 	}
 }
+
+// failing is a transport that cannot connect.
+type failing struct{ err error }
+
+func (f failing) Connect(context.Context) (mcp.Connection, error) { return nil, f.err }
 
 func failed(r *Report) []string {
 	var ids []string
@@ -268,7 +272,7 @@ func TestEachCheckCanFail(t *testing.T) {
 		{"malformed keyword", breaks{badShape: true}, []string{"schema.shape"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Run(t.Context(), Options{Connect: connector(testServer(tt.b))})
+			rep, err := Run(t.Context(), Options{Transport: connector(testServer(tt.b))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +294,7 @@ func TestReportsRefusalForm(t *testing.T) {
 		{breaks{}, "refusal(s) as isError"},
 		{breaks{rpcReason: true}, "refusal(s) as -32602"},
 	} {
-		rep, err := Run(t.Context(), Options{Connect: connector(testServer(tt.b))})
+		rep, err := Run(t.Context(), Options{Transport: connector(testServer(tt.b))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +314,7 @@ func TestNoFileArguments(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	rep, err := Run(t.Context(), Options{Connect: connector(s)})
+	rep, err := Run(t.Context(), Options{Transport: connector(s)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,9 +330,7 @@ func TestNoFileArguments(t *testing.T) {
 
 // TestUnreachable: a server the suite cannot connect to is an error.
 func TestUnreachable(t *testing.T) {
-	_, err := Run(t.Context(), Options{Connect: func(context.Context, string) (*mcp.ClientSession, error) {
-		return nil, os.ErrNotExist
-	}})
+	_, err := Run(t.Context(), Options{Transport: func() mcp.Transport { return failing{os.ErrNotExist} }})
 	if err == nil || !strings.Contains(err.Error(), "could not be checked") {
 		t.Errorf("Run = %v, want an error that it could not be checked", err)
 	}
@@ -370,7 +372,7 @@ func TestBigNeedsFlag(t *testing.T) {
 			}
 			return &mcp.CallToolResult{}, nil
 		})
-	rep, err := Run(t.Context(), Options{Connect: connector(s), Versions: []string{"2025-11-25"}})
+	rep, err := Run(t.Context(), Options{Transport: connector(s), Versions: []string{"2025-11-25"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
+	"github.com/mcpfile/mcpfile/runtime/transfer/client"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // runner runs the checks on one protocol version.
@@ -17,15 +23,37 @@ type runner struct {
 	res     *results
 	trap    *trap
 	cs      *mcp.ClientSession
+	// fileBlocks counts the file content blocks the server sent.
+	fileBlocks atomic.Int64
 }
 
 func (r *runner) connect(ctx context.Context) error {
-	cs, err := r.o.Connect(ctx, r.version)
+	cs, err := r.session(ctx, false)
 	if err != nil {
 		return err
 	}
 	r.cs = cs
 	return nil
+}
+
+// session opens a new session on the runner's version, of a client that
+// can send files/authorizeUpload and files/authorizeDownload and, when
+// files is set, declares SEP-2631's files capability. Every file block of
+// its results is counted in r.fileBlocks.
+func (r *runner) session(ctx context.Context, files bool) (*mcp.ClientSession, error) {
+	var opts *mcp.ClientOptions
+	if files {
+		opts = &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpfile-conform", Version: "v0.1.0"}, opts)
+	if err := client.Enable(c); err != nil {
+		return nil, err
+	}
+	if err := download.Enable(c); err != nil {
+		return nil, err
+	}
+	t := fileblock.Wrap(r.o.Transport(), func(wire.FileValue) { r.fileBlocks.Add(1) })
+	return c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: r.version})
 }
 
 func (r *runner) run(ctx context.Context) (string, error) {
