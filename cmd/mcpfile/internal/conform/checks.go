@@ -32,6 +32,22 @@ var checks = []struct{ id, level, requirement string }{
 	{"refusal.form", "SHOULD", `§4: a violation is "a tool result with isError: true, whose text names the argument" (SEP-2631's JSON-RPC -32602 with data.reason accepted too, and reported)`},
 	{"refusal.noecho", "MUST", `§3: data-URI values "MUST be treated as sensitive" and redacted in error reports (no run of 16 characters of the file's base64 or bytes in a refusal)`},
 	{"refusal.alive", "MUST", `§4: a violation is reported as a result: the server answers the next request after each refusal`},
+
+	// SEP-2631 (sep-2631.md's sections).
+	{"upload.serve", "MUST", `2631 §3: clients "MUST use files/authorizeUpload" for transferModes ["upload"]: a server with such an argument answers it`},
+	{"upload.authorize", "MUST", `2631 §5/§7: files/authorizeUpload answers a file URI and a descriptor (https, POST or PUT, multipart with a fileField) that is "scoped, time-limited, and transport-protected" (an expiresAt; https, or http on loopback)`},
+	{"upload.authorize.reason", "SHOULD", `2631 §7: "-32602 when a file URI is malformed or violates declared constraints"; "SHOULD include machine-readable details" (a malformed digest: -32602 with data.reason)`},
+	{"upload.accept", "MUST", `2631 §3: "Servers that returned a file URI from files/authorizeUpload MUST accept that URI" (uploaded as the descriptor says: multipart POST or PUT)`},
+	{"upload.refuse.size", "MUST", `2631 §7: "Servers MUST validate MIME type, size, and file content … rather than trusting client metadata" (one byte fewer, one more than declared)`},
+	{"upload.refuse.digest", "MUST", `2631 §5: "When a digest was provided during authorization, the server MUST reject a completed upload whose bytes do not match it"`},
+	{"upload.digest.reason", "SHOULD", `2631 §7: "Servers SHOULD distinguish digest mismatches from other upload validation failures" (the refusal says digest)`},
+	{"upload.refuse.replay", "MUST", `2631 §4/§7: a digest "describes the complete immutable byte sequence identified by the file URI"; descriptors are "scoped" (a used upload descriptor is refused)`},
+	{"upload.refuse.token", "MUST", `2631 §7: descriptors "MUST be scoped" (an upload with the descriptor's credentials altered is refused)`},
+	{"upload.refuse.type", "MUST", `2631 §3: the uploaded file's URI is accepted "subject to the same declared accept and maxSize constraints" (a type outside accept)`},
+	{"upload.refuse.maxsize", "MUST", `2631 §3: the uploaded file's URI is accepted "subject to the same declared accept and maxSize constraints" (maxSize + 1 bytes)`},
+	{"upload.refuse.unknown", "MUST", `2631 §6: "Servers MUST reject expired, unauthorized, or unknown file URIs" (a file URI it never issued, in tools/call)`},
+	{"upload.uri.recheck", "MUST", `2631 §3: "Servers MUST validate and either accept or reject file URI values using their normal request validation rules" (a file uploaded for one argument, sent to another whose accept it breaks)`},
+	{"upload.refuse.inline", "MUST", `2631 §3/§5: transferModes ["upload"] rules out "this inline shortcut"; servers validate the declared constraints (a data: URI to an upload-only argument is refused)`},
 }
 
 // The cases of the checks that need more than one call or a choice of

@@ -360,7 +360,8 @@ func TestMustFailed(t *testing.T) {
 }
 
 // TestBigNeedsFlag: a maxSize over 64 MiB is not sent without Big: its
-// checks skip and say how to run them.
+// checks skip and say how to run them. (The server serves no uploads;
+// TestTransferBigNeedsFlag has upload.refuse.maxsize.)
 func TestBigNeedsFlag(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "v1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object","properties":{"f":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain","application/pdf"],"maxSize":104857600}}}}`)},
@@ -377,7 +378,7 @@ func TestBigNeedsFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range rep.Checks {
-		if strings.HasSuffix(c.ID, ".maxsize") && (c.Status != "skip" || !strings.Contains(c.Detail, "run with -big")) {
+		if strings.HasPrefix(c.ID, "inline.") && strings.HasSuffix(c.ID, ".maxsize") && (c.Status != "skip" || !strings.Contains(c.Detail, "run with -big")) {
 			t.Errorf("%s = %s %q, want a skip that names -big", c.ID, c.Status, c.Detail)
 		}
 	}

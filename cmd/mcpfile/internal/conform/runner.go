@@ -96,6 +96,9 @@ func (r *runner) run(ctx context.Context) (string, error) {
 			}
 		}
 	}
+	if err := r.uploads(ctx, tools); err != nil {
+		return note, err
+	}
 	return note, nil
 }
 
@@ -111,7 +114,7 @@ func (r *runner) target(f field, what string) string {
 // skipFiles records reason as the skip of every check that sends f a file.
 func (r *runner) skipFiles(f field, reason string) {
 	for _, c := range checks {
-		if c.id != "schema.shape" && c.id != "scheme.nofetch" {
+		if c.id != "schema.shape" && c.id != "scheme.nofetch" && !strings.HasPrefix(c.id, "upload.") && !strings.HasPrefix(c.id, "download.") {
 			r.res.add(c.id, "skip", "", f.String()+": "+reason)
 		}
 	}
@@ -126,7 +129,7 @@ func (r *runner) field(ctx context.Context, t tool, f field) error {
 	}
 	r.res.add("schema.shape", "pass", f.String(), "")
 	if !f.inline() {
-		r.skipFiles(f, "upload only (transferModes "+strings.Join(f.modes, ", ")+"): SEP-2631's checks are not built yet")
+		r.skipFiles(f, "upload only (transferModes "+strings.Join(f.modes, ", ")+"): no data: URI to check")
 		return nil
 	}
 	c := caller{r: r, t: t, f: f}
