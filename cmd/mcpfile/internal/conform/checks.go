@@ -48,6 +48,12 @@ var checks = []struct{ id, level, requirement string }{
 	{"upload.refuse.unknown", "MUST", `2631 §6: "Servers MUST reject expired, unauthorized, or unknown file URIs" (a file URI it never issued, in tools/call)`},
 	{"upload.uri.recheck", "MUST", `2631 §3: "Servers MUST validate and either accept or reject file URI values using their normal request validation rules" (a file uploaded for one argument, sent to another whose accept it breaks)`},
 	{"upload.refuse.inline", "MUST", `2631 §3/§5: transferModes ["upload"] rules out "this inline shortcut"; servers validate the declared constraints (a data: URI to an upload-only argument is refused)`},
+	{"download.fallback", "MUST", `2631 §2/§4: the file content block is for clients that declared files.download; others get the file in a form they read (structuredContent, resource_link, embedded), and output "MUST NOT require resources/read"`},
+	{"download.authorize", "MUST", `2631 §6/§7: files/authorizeDownload of a file a tool returned answers a GET descriptor that is "scoped, time-limited, and transport-protected" (https, or http on loopback; an expiresAt)`},
+	{"download.verify", "MUST", `2631 §4: clients "MUST verify the received byte count and digest": the bytes have the size and sha-256 digest declared ("MUST support sha-256")`},
+	{"download.range", "SHOULD", `HTTP (RFC 9110 §14): a download that answers Range: bytes=1-2 with 206 holds those bytes (200 with the whole file is allowed)`},
+	{"download.refuse.token", "MUST", `2631 §7: descriptors "MUST be scoped" (a GET with the descriptor's credentials altered is refused)`},
+	{"download.refuse.unknown", "MUST", `2631 §6: "Servers MUST reject expired, unauthorized, or unknown file URIs with an appropriate JSON-RPC error" (files/authorizeDownload of a URI it never issued)`},
 }
 
 // The cases of the checks that need more than one call or a choice of

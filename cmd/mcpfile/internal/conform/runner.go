@@ -65,6 +65,7 @@ func (r *runner) run(ctx context.Context) (string, error) {
 		return fmt.Sprintf("%s: not spoken (the server negotiated %s); its checks did not run", r.version, got), errNotSpoken
 	}
 	schemas := map[string]json.RawMessage{}
+	outputs := map[string]json.RawMessage{} // the output schemas that declare a file
 	for t, err := range r.cs.Tools(ctx, nil) {
 		if err != nil {
 			return "", fmt.Errorf("tools/list: %v", err)
@@ -74,6 +75,11 @@ func (r *runner) run(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("tool %q: input schema: %v", t.Name, err)
 		}
 		schemas[t.Name] = b
+		if t.OutputSchema != nil {
+			if o, err := json.Marshal(t.OutputSchema); err == nil && declaresFile(o) {
+				outputs[t.Name] = b
+			}
+		}
 	}
 	tools, err := readTools(schemas)
 	if err != nil {
@@ -97,6 +103,9 @@ func (r *runner) run(ctx context.Context) (string, error) {
 		}
 	}
 	if err := r.uploads(ctx, tools); err != nil {
+		return note, err
+	}
+	if err := r.downloads(ctx, outputs); err != nil {
 		return note, err
 	}
 	return note, nil
