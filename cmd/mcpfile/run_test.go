@@ -123,6 +123,15 @@ func TestExamplesOverHTTP(t *testing.T) {
 			h.Handler = serve.Handler(s, o)
 			code, r, stderr := conformJSON(t, "-url", srv.URL+serve.DefaultPath)
 			wantAllPass(t, code, r, stderr)
+			if name != "analyze_document" {
+				return
+			}
+			// It serves uploads and downloads: SEP-2631's checks run.
+			for _, c := range r.Checks {
+				if (strings.HasPrefix(c.ID, "upload.") || strings.HasPrefix(c.ID, "download.")) && c.Status != "pass" {
+					t.Errorf("%s = %s (%s), want pass", c.ID, c.Status, c.Detail)
+				}
+			}
 		})
 	}
 }
