@@ -152,7 +152,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, out := range call.Outputs(res) {
 		if *outDir == "" {
-			fmt.Fprintf(stderr, "file: %s (save it with -o DIR)\n", call.Describe(out))
+			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", call.Describe(out), out.File.URI)
 			continue
 		}
 		path, err := call.Save(ctx, cs, out, *outDir, o)
@@ -161,7 +161,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stderr, "saved %s to %s (size and digest verified where declared)\n", call.Describe(out), path)
+		fmt.Fprintf(stderr, "saved %s: %s (its size and digest, where declared, verified)\n", path, call.Describe(out))
 	}
 	return code
 }

@@ -274,7 +274,7 @@ func TestCallRefusesUnverifiedOutputs(t *testing.T) {
 		code int
 		want string
 	}{
-		{"good", 0, "saved good.txt"},
+		{"good", 0, "good.txt: good.txt (text/plain, 10 bytes, sha-256:"},
 		{"bad", 1, "11 bytes came, file.size is 10"},
 		{"embedded", 1, "the embedded file has"},
 	} {

@@ -260,12 +260,13 @@ func place(tmp, dir, name string) (string, error) {
 	return "", fmt.Errorf("%s: a thousand files of that name exist in %s", name, dir)
 }
 
-// Describe is a one-line account of an output, for people.
+// Describe is a one-line account of an output, for people: its name (or
+// else its URI), media type, size and digest.
 func Describe(out Output) string {
 	f := out.File
 	s := f.URI
 	if f.Name != "" {
-		s = f.Name + " " + s
+		s = f.Name
 	}
 	var parts []string
 	if f.MimeType != "" {
