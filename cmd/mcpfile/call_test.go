@@ -153,7 +153,8 @@ func countingServer(t *testing.T, calls *atomic.Int32) string {
 		"image":{"type":"string","format":"uri","x-mcp-file":{"accept":["image/png"],"maxSize":1000,"transferModes":["inline"]}},
 		"upload":{"type":"string","format":"uri","x-mcp-file":{"accept":["application/pdf"],"maxSize":100,"transferModes":["upload"]}},
 		"pages":{"type":"array","maxItems":1,"items":{"type":"string","format":"uri","x-mcp-file":{}}},
-		"count":{"type":"integer"}}}`)},
+		"count":{"type":"integer"},
+		"other":{"type":"string","format":"uri","x-mcp-file":{"transferModes":["carrier-pigeon"]}}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "taken"}}}, nil
@@ -182,7 +183,8 @@ func TestCallChecksBeforeSending(t *testing.T) {
 		{[]string{"take", "image=@" + img, "upload=@" + pdf}, `argument "upload" takes files of at most 100 bytes (maxSize)`},
 		{[]string{"-mode", "upload", "take", "image=@" + img}, `argument "image" is inline only (transferModes inline): it cannot be uploaded`},
 		{[]string{"-mode", "inline", "take", "image=@" + img, "upload=@" + writeTemp(t, "s.pdf", []byte("%PDF-1.4\n"))}, `argument "upload" is upload only`},
-		{[]string{"take", "imag=@" + img}, `tool "take" has no argument "imag" (want count, image=@path, pages=@path, upload=@path)`},
+		{[]string{"take", "imag=@" + img}, `tool "take" has no argument "imag" (want count, image=@path, other=@path, pages=@path, upload=@path)`},
+		{[]string{"take", "image=@" + img, "other=@" + img}, `argument "other" takes files by transferModes carrier-pigeon only; call sends inline and upload`},
 		{[]string{"take", "count=@" + img}, `argument "count" is not a file argument`},
 		{[]string{"take", "image=@" + img, "count=many"}, `argument "count" is an integer: "many" is not one`},
 		{[]string{"take", "count=1"}, `tool "take" requires argument "image" (give image=@path)`},

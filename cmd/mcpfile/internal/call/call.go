@@ -204,6 +204,9 @@ func open(a Arg, f *field, o *Options) (*local, error) {
 		return nil, usage("argument %q takes files of at most %d bytes (maxSize); %s is %d bytes", a.Name, f.maxSize, a.Path, l.size)
 	}
 	inline, upload := f.allows("inline"), f.allows("upload")
+	if !inline && !upload {
+		return nil, usage("argument %q takes files by transferModes %s only; call sends inline and upload", a.Name, strings.Join(f.modes, ", "))
+	}
 	limit := o.InlineMax
 	if limit <= 0 {
 		limit = DefaultInlineMax

@@ -1,11 +1,13 @@
 // Package conform is the conformance suite behind mcpfile conform: it
 // connects to an MCP server as a client, reads the x-mcp-file properties
 // of its tools (SEP-2356), sends each one files it makes in code, valid and
-// invalid, and reports, check by check, whether the server accepts and
-// refuses what the text says it must.
+// invalid, inline and, where the server serves files/authorizeUpload,
+// uploaded (SEP-2631), fetches the files its tools return, and reports,
+// check by check, whether the server accepts and refuses what the texts
+// say it must.
 //
-// It is internal while its checks grow (SEP-2631's are to come): the
-// command's output, not a Go API, is the interface it promises.
+// It is internal while its checks grow: the command's output, not a Go
+// API, is the interface it promises.
 package conform
 
 import (
