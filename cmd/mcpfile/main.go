@@ -26,7 +26,11 @@
 // upload-only argument. Tools whose output schema declares a file, and
 // that take none, are called as a client with and without files.download,
 // and their files authorized, downloaded, verified, asked for a Range and
-// fetched with altered credentials.
+// fetched with altered credentials. Tools whose file arguments are all
+// optional are called without them as a client that answers forms: a form
+// with a file field gets a valid file, then files that break its accept,
+// maxSize and content, which the server must refuse (asking again, or
+// with an isError result).
 // cmd/mcpfile/internal/conform/REQUIREMENTS.md maps every MUST and SHOULD
 // of both SEPs to the checks.
 //

@@ -32,6 +32,11 @@ var checks = []struct{ id, level, requirement string }{
 	{"refusal.form", "SHOULD", `§4: a violation is "a tool result with isError: true, whose text names the argument" (SEP-2631's JSON-RPC -32602 with data.reason accepted too, and reported)`},
 	{"refusal.noecho", "MUST", `§3: data-URI values "MUST be treated as sensitive" and redacted in error reports (no run of 16 characters of the file's base64 or bytes in a refusal)`},
 	{"refusal.alive", "MUST", `§4: a violation is reported as a result: the server answers the next request after each refusal`},
+	{"elicit.accept", "MUST", `§3/§4: a file field in an elicitation form takes a valid file (data: URI) in the answer`},
+	{"elicit.refuse.type", "MUST", `§3: "Servers MUST validate received file inputs against their declared constraints regardless of which surface delivered them" (an elicitation answer of a type outside accept)`},
+	{"elicit.refuse.maxsize", "MUST", `§3: validated "regardless of which surface delivered them" (an elicitation answer of maxSize + 1 bytes)`},
+	{"elicit.refuse.content", "MUST", `§3: the declared type is advisory, "MUST NOT dispatch on it without validating the content" (an elicitation answer whose bytes contradict it)`},
+	{"elicit.refusal.form", "SHOULD", `§4: "the server SHOULD either return another InputRequiredResult re-issuing the elicitation … or fail the tool call with an isError: true result. It SHOULD NOT answer with a JSON-RPC error"`},
 
 	// SEP-2631 (sep-2631.md's sections).
 	{"upload.serve", "MUST", `2631 §3: clients "MUST use files/authorizeUpload" for transferModes ["upload"]: a server with such an argument answers it`},

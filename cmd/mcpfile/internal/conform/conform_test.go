@@ -46,6 +46,16 @@ type breaks struct {
 	dies          bool // fail every request of a session after a refusal in it
 	badShape      bool // a tool with x-mcp-file on a string without format uri
 
+	// Elicitation: a profile tool asks for its photo when the call has
+	// none (elicit_test.go), breaking one rule when asked.
+	elicit            bool
+	elicitNoType      bool // take an answer of any type
+	elicitNoSize      bool // take an answer over maxSize
+	elicitNoSniff     bool // believe an answer's declared type
+	elicitRPC         bool // refuse an answer with a JSON-RPC error
+	elicitIsError     bool // refuse an answer with an isError result, not a new form
+	elicitRefuseValid bool // refuse every answer
+
 	// SEP-2631: the server serves uploads and downloads (transfer_test.go),
 	// breaking one rule when asked.
 	transfer             bool
@@ -82,9 +92,9 @@ const (
 	malformedTool = `{"type":"object","properties":{"file":{"type":"string","x-mcp-file":{"maxSize":10}}}}`
 )
 
-var accepts = map[string][]string{"image": {"image/png", "image/jpeg"}, "docs": {"text/plain", "application/pdf"}, "doc": {"text/plain", "application/pdf"}, "text": {"text/plain"}}
+var accepts = map[string][]string{"photo": {"image/png", "image/jpeg"}, "image": {"image/png", "image/jpeg"}, "docs": {"text/plain", "application/pdf"}, "doc": {"text/plain", "application/pdf"}, "text": {"text/plain"}}
 
-var maxSizes = map[string]int{"image": 4096, "docs": 3000, "doc": 3000, "text": 2000}
+var maxSizes = map[string]int{"photo": 4096, "image": 4096, "docs": 3000, "doc": 3000, "text": 2000}
 
 // testServer is a file-taking server written without mcpfile's runtime:
 // hand-written schemas, and a handler that checks each file as SEP-2356
@@ -128,6 +138,11 @@ func testServer(t *testing.T, b breaks) *mcp.Server {
 	s.AddTool(&mcp.Tool{Name: "docs", InputSchema: json.RawMessage(docsTool)}, handler)
 	if b.badShape {
 		s.AddTool(&mcp.Tool{Name: "malformed", InputSchema: json.RawMessage(malformedTool)}, handler)
+	}
+	if b.elicit {
+		addProfile(s, b, func(req *mcp.CallToolRequest, name, msg, reason string, payload []byte) (*mcp.CallToolResult, error) {
+			return b.refuse(refused, &mu, req, name, msg, reason, payload)
+		})
 	}
 	if b.transfer {
 		fileURI = addTransfer(t, s, b, func(req *mcp.CallToolRequest, name, msg, reason string, payload []byte) (*mcp.CallToolResult, error) {
@@ -359,6 +374,15 @@ var failCases = []struct {
 	{"-32602 without data.reason", breaks{rpcNoReason: true}, []string{"refusal.form"}},
 	{"stops answering after a refusal", breaks{dies: true}, []string{"refusal.alive"}},
 	{"malformed keyword", breaks{badShape: true}, []string{"schema.shape"}},
+
+	// Elicitation.
+	{"asks for a file", breaks{elicit: true}, nil},
+	{"refuses an answer with isError", breaks{elicit: true, elicitIsError: true}, nil},
+	{"refuses every answer", breaks{elicit: true, elicitRefuseValid: true}, []string{"elicit.accept"}},
+	{"takes answers of any type", breaks{elicit: true, elicitNoType: true}, []string{"elicit.refuse.type"}},
+	{"takes answers over maxSize", breaks{elicit: true, elicitNoSize: true}, []string{"elicit.refuse.maxsize"}},
+	{"believes an answer's type", breaks{elicit: true, elicitNoSniff: true}, []string{"elicit.refuse.content"}},
+	{"refuses answers with a JSON-RPC error", breaks{elicit: true, elicitRPC: true}, []string{"elicit.refusal.form"}},
 
 	// SEP-2631.
 	{"serves uploads and downloads", breaks{transfer: true}, nil},

@@ -102,6 +102,9 @@ func (r *runner) run(ctx context.Context) (string, error) {
 			}
 		}
 	}
+	if err := r.elicits(ctx, tools); err != nil {
+		return note, err
+	}
 	if err := r.uploads(ctx, tools); err != nil {
 		return note, err
 	}
@@ -123,7 +126,7 @@ func (r *runner) target(f field, what string) string {
 // skipFiles records reason as the skip of every check that sends f a file.
 func (r *runner) skipFiles(f field, reason string) {
 	for _, c := range checks {
-		if c.id != "schema.shape" && c.id != "scheme.nofetch" && !strings.HasPrefix(c.id, "upload.") && !strings.HasPrefix(c.id, "download.") {
+		if c.id != "schema.shape" && c.id != "scheme.nofetch" && !strings.HasPrefix(c.id, "upload.") && !strings.HasPrefix(c.id, "download.") && !strings.HasPrefix(c.id, "elicit.") {
 			r.res.add(c.id, "skip", "", f.String()+": "+reason)
 		}
 	}
