@@ -73,7 +73,7 @@ func (r *runner) elicitSession(ctx context.Context, e *elicitor) (*mcp.ClientSes
 // elicits runs the elicitation checks on every tool whose file arguments
 // are all optional.
 func (r *runner) elicits(ctx context.Context, tools []tool) error {
-	ran := false
+	ran, candidates := false, 0
 	for _, t := range tools {
 		optional := true
 		for _, f := range t.fields {
@@ -82,6 +82,7 @@ func (r *runner) elicits(ctx context.Context, tools []tool) error {
 		if !optional {
 			continue
 		}
+		candidates++
 		args := map[string]any{}
 		for n, s := range t.required {
 			args[n] = fill(s)
@@ -93,8 +94,12 @@ func (r *runner) elicits(ctx context.Context, tools []tool) error {
 		ran = ran || ok
 	}
 	if !ran {
+		why := "no tool asked for a file in a form when called without its file arguments"
+		if candidates == 0 {
+			why = "no tool whose file arguments are all optional (those are called without them, to see whether they ask for a file)"
+		}
 		for _, id := range elicitIDs {
-			r.res.add(id, "skip", "", r.version+": no tool asked for a file in a form when called without its file arguments")
+			r.res.add(id, "skip", "", r.version+": "+why)
 		}
 	}
 	return nil
