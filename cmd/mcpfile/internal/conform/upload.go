@@ -32,8 +32,6 @@ import (
 // uploadIDs are the checks that need files/authorizeUpload.
 var uploadIDs = []string{"upload.authorize", "upload.authorize.reason", "upload.accept", "upload.refuse.size", "upload.refuse.digest", "upload.digest.reason", "upload.refuse.replay", "upload.refuse.token", "upload.refuse.type", "upload.refuse.maxsize", "upload.refuse.unknown", "upload.uri.recheck", "upload.refuse.inline"}
 
-// errNoUploads is the answer of a server that does not serve
-// files/authorizeUpload (-32601).
 // kindExt is the file name extension of a file of media type mt.
 func kindExt(mt string) string {
 	switch mt := strings.ToLower(mt); {
@@ -51,6 +49,8 @@ func kindExt(mt string) string {
 
 func (k kind) ext() string { return kindExt(k.mediaType) }
 
+// errNoUploads is the answer of a server that does not serve
+// files/authorizeUpload (-32601).
 var errNoUploads = errors.New("the server does not serve files/authorizeUpload")
 
 // uploads runs the upload checks on every argument that takes uploads.
