@@ -22,7 +22,7 @@ import (
 
 const callUsage = `usage: mcpfile call [flags] (-url URL TOOL [ARG...] | TOOL [ARG...] -- COMMAND [ARGS...])
 
-ARG is one of
+ARG, and the value of -answer (a field of a form the tool asks for), is one of
   name=@path            a local file for a file argument (repeat it for an array)
   name=@path;type=M     the same, declared as media type M
   name=value            a string, or a number or boolean where the schema says so
@@ -43,6 +43,15 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	maxDownload := flags.Int64("max-download", 1<<30, "the largest file in `bytes` saved when the server does not declare its size")
 	asJSON := flags.Bool("json", false, "print the result as JSON instead of its text")
 	version := flags.String("protocol", "", "the protocol `version` to ask for (default: the newest the client speaks)")
+	var answers []call.Arg
+	flags.Func("answer", "answer a form the tool asks for with `name=@path`, name=value or name:=json (repeat for each field)", func(s string) error {
+		a, err := call.ParseArg(s)
+		if err != nil {
+			return err
+		}
+		answers = append(answers, a)
+		return nil
+	})
 	flags.Usage = func() {
 		fmt.Fprintf(stderr, "%s\nflags:\n", callUsage)
 		flags.PrintDefaults()
@@ -93,7 +102,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	o.Download.AllowHTTP = *allowHTTP
 	o.Download.MaxSize = *maxDownload
 
-	c, err := call.NewClient(&mcp.Implementation{Name: "mcpfile-call", Version: "v0.1.0"})
+	c, err := call.NewClient(&mcp.Implementation{Name: "mcpfile-call", Version: "v0.1.0"}, &call.Forms{Answers: answers, Options: o})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"image"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -45,8 +47,8 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// png is a 1×1 PNG.
-var png = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+// dotPNG is a 1×1 PNG.
+var dotPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 // TestCallDescribeImage: a PNG given by path reaches describe_image (over
 // stdio) inline, and the tool's answer is printed; a file larger than
@@ -54,16 +56,16 @@ var png = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x0
 // server serves no uploads.
 func TestCallDescribeImage(t *testing.T) {
 	t.Setenv(serveEnv, "describe_image")
-	img := writeTemp(t, "dot.png", png)
+	img := writeTemp(t, "dot.png", dotPNG)
 	code, stdout, stderr := callRun(t, "describe_image", "image="+"@"+img, "--", os.Args[0])
-	if code != 0 || !strings.Contains(stdout, sha(png)) {
+	if code != 0 || !strings.Contains(stdout, sha(dotPNG)) {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the PNG's sha256", code, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "inline") {
 		t.Errorf("stderr %q does not say the file went inline", stderr)
 	}
 	code, stdout, stderr = callRun(t, "-inline-max", "10", "describe_image", "image=@"+img, "--", os.Args[0])
-	if code != 0 || !strings.Contains(stdout, sha(png)) || !strings.Contains(stderr, "does not serve files/authorizeUpload: sending") {
+	if code != 0 || !strings.Contains(stdout, sha(dotPNG)) || !strings.Contains(stderr, "does not serve files/authorizeUpload: sending") {
 		t.Errorf("-inline-max 10: exit %d, stdout %q, stderr %q; want 0, the sha256, and the fallback to inline", code, stdout, stderr)
 	}
 }
@@ -170,8 +172,8 @@ func countingServer(t *testing.T, calls *atomic.Int32) string {
 func TestCallChecksBeforeSending(t *testing.T) {
 	var calls atomic.Int32
 	url := countingServer(t, &calls)
-	img := writeTemp(t, "dot.png", png)
-	big := writeTemp(t, "big.png", append(append([]byte{}, png...), make([]byte, 2000)...))
+	img := writeTemp(t, "dot.png", dotPNG)
+	big := writeTemp(t, "big.png", append(append([]byte{}, dotPNG...), make([]byte, 2000)...))
 	txt := writeTemp(t, "a.txt", []byte("text"))
 	pdf := writeTemp(t, "a.pdf", append([]byte("%PDF-1.4\n"), make([]byte, 200)...))
 	for _, tt := range []struct {
@@ -292,6 +294,45 @@ func TestCallRefusesUnverifiedOutputs(t *testing.T) {
 			}
 		} else if len(entries) != 0 {
 			t.Errorf("%s: %d files left in the directory, want none", tt.tool, len(entries))
+		}
+	}
+}
+
+// pngOf is a w×h PNG.
+func pngOf(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestCallAnswersForms: -answer fills the form create_profile asks for
+// when the call has no photo, on both protocol generations; without it,
+// or after the server refused the answer, call declines and says why.
+func TestCallAnswersForms(t *testing.T) {
+	t.Setenv(serveEnv, "profile")
+	photo := writeTemp(t, "photo.png", pngOf(t, 32, 32))
+	tiny := writeTemp(t, "tiny.png", pngOf(t, 4, 4))
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		code, stdout, stderr := callRun(t, "-protocol", v, "-answer", "photo=@"+photo, "create_profile", "displayName=Mona", "--", os.Args[0])
+		if code != 0 || !strings.Contains(stdout, `"photoFrom": "user"`) || !strings.Contains(stderr, `the server asks: Please select a profile photo for "Mona".`) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0, the photo from the user, and the server's question", v, code, stdout, stderr)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "declined: give the form's fields with -answer name=@path"},
+		{[]string{"-answer", "photo=@" + writeTemp(t, "a.txt", []byte("text"))}, `declined: argument "photo" accepts image/png, image/jpeg, image/webp`},
+		{[]string{"-answer", "photo=@" + tiny}, "a profile photo needs at least 16×16"},
+	} {
+		args := append(append([]string{}, tt.args...), "create_profile", "displayName=Mona", "--", os.Args[0])
+		code, stdout, stderr := callRun(t, args...)
+		if code != 0 || !strings.Contains(stdout, `"photoFrom": "declined"`) || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, declined, and %q", tt.args, code, stdout, stderr, tt.want)
 		}
 	}
 }

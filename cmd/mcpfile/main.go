@@ -67,6 +67,12 @@
 // URLs only with -allow-http, or when -url is http:// on a loopback
 // address. -max-download bounds a file whose size is not declared.
 //
+// A form the tool asks for during the call (elicitation) is answered from
+// -answer arguments, of the same grammar (-answer photo=@me.png), with the
+// same checks; a form asked again after the server refused the answer, one
+// the arguments do not fill, and a page to open in a browser (URL mode)
+// are declined, with the server's message on standard error.
+//
 // The exit status is 0 when the tool answered, 1 when it answered an error
 // (isError) or a file could not be sent or saved, and 2 when the command
 // line does not fit the tool or the server could not be reached.

@@ -70,8 +70,16 @@ type Options struct {
 // over a transport fileblock.Wrap wraps, which declares it where the SEP
 // says and turns the file blocks of results into resource links the SDK
 // can read.
-func NewClient(impl *mcp.Implementation) (*mcp.Client, error) {
-	c := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}})
+//
+// With forms, it answers the forms the server asks for (and declares
+// elicitation); without, it declares none, and a server that needs one
+// says so.
+func NewClient(impl *mcp.Implementation, forms *Forms) (*mcp.Client, error) {
+	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}}
+	if forms != nil {
+		opts.ElicitationHandler = forms.Handle
+	}
+	c := mcp.NewClient(impl, opts)
 	if err := client.Enable(c); err != nil {
 		return nil, err
 	}
@@ -93,23 +101,29 @@ func usage(format string, args ...any) error {
 // Arguments builds the arguments of a call of tool from args: files are
 // checked, then sent inline or uploaded.
 func Arguments(ctx context.Context, cs *mcp.ClientSession, tool *mcp.Tool, args []Arg, o *Options) (map[string]any, error) {
+	return build(ctx, cs, fmt.Sprintf("tool %q", tool.Name), tool.InputSchema, args, o)
+}
+
+// build builds the values of the object schema of what (a tool's
+// arguments, a form's content) from args.
+func build(ctx context.Context, cs *mcp.ClientSession, what string, schema any, args []Arg, o *Options) (map[string]any, error) {
 	if o == nil {
 		o = new(Options)
 	}
-	raw, err := json.Marshal(tool.InputSchema)
+	raw, err := json.Marshal(schema)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: input schema: %v", tool.Name, err)
+		return nil, fmt.Errorf("%s: schema: %v", what, err)
 	}
 	s, err := readSchema(raw)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: %v", tool.Name, err)
+		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	// Check everything before sending anything.
 	files := map[string][]*local{}
 	values := map[string]any{}
 	for _, a := range args {
 		if _, ok := s.props[a.Name]; !ok {
-			return nil, usage("tool %q has no argument %q (%s)", tool.Name, a.Name, s.names())
+			return nil, usage("%s has no argument %q (%s)", what, a.Name, s.names())
 		}
 		f := s.files[a.Name]
 		if a.Path == "" {
@@ -146,7 +160,7 @@ func Arguments(ctx context.Context, cs *mcp.ClientSession, tool *mcp.Tool, args 
 			if s.files[r] != nil {
 				how = r + "=@path"
 			}
-			return nil, usage("tool %q requires argument %q (give %s)", tool.Name, r, how)
+			return nil, usage("%s requires argument %q (give %s)", what, r, how)
 		}
 	}
 
