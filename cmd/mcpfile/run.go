@@ -20,9 +20,11 @@ import (
 )
 
 const usage = `usage: mcpfile conform [flags] (-url URL | -- COMMAND [ARGS...])
+       mcpfile call [flags] (-url URL TOOL [ARG...] | TOOL [ARG...] -- COMMAND [ARGS...])
 
 Commands:
-  conform   check a server's handling of file arguments (SEP-2356's x-mcp-file)
+  conform   check a server's handling of file arguments (SEP-2356's x-mcp-file, SEP-2631's uploads)
+  call      call a tool with local files, and save the files it returns
 `
 
 // run runs the command and returns its exit code: 0 when no MUST check
@@ -36,11 +38,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "conform":
 		return runConform(args[1:], stdout, stderr)
+	case "call":
+		return runCall(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "mcpfile: unknown command %q (want conform)\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "mcpfile: unknown command %q (want conform or call)\n%s", args[0], usage)
 	return 2
 }
 
@@ -73,17 +77,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	}
 	o := conform.Options{Big: *big, Versions: strings.Split(*versions, ",")}
 	var serverLog lockedBuffer // the stderr of every process started, written while they run
-	if *url != "" {
-		o.Connect = func(ctx context.Context, version string) (*mcp.ClientSession, error) {
-			return client().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: *url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		}
-	} else {
-		o.Connect = func(ctx context.Context, version string) (*mcp.ClientSession, error) {
-			cmd := exec.Command(command[0], command[1:]...)
-			cmd.Stderr = &serverLog
-			return client().Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		}
-	}
+	o.Transport = transport(*url, command, &serverLog)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := conform.Run(ctx, o)
@@ -134,8 +128,18 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func client() *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "mcpfile-conform", Version: "v0.1.0"}, nil)
+// transport returns what makes a new transport to the server: at url over
+// streamable HTTP, or else over stdio to a new process of command, whose
+// standard error goes to serverLog.
+func transport(url string, command []string, serverLog io.Writer) func() mcp.Transport {
+	return func() mcp.Transport {
+		if url != "" {
+			return &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
+		}
+		cmd := exec.Command(command[0], command[1:]...)
+		cmd.Stderr = serverLog
+		return &mcp.CommandTransport{Command: cmd}
+	}
 }
 
 // tail is the last lines of a server's log.

@@ -32,6 +32,33 @@ var checks = []struct{ id, level, requirement string }{
 	{"refusal.form", "SHOULD", `§4: a violation is "a tool result with isError: true, whose text names the argument" (SEP-2631's JSON-RPC -32602 with data.reason accepted too, and reported)`},
 	{"refusal.noecho", "MUST", `§3: data-URI values "MUST be treated as sensitive" and redacted in error reports (no run of 16 characters of the file's base64 or bytes in a refusal)`},
 	{"refusal.alive", "MUST", `§4: a violation is reported as a result: the server answers the next request after each refusal`},
+	{"elicit.accept", "MUST", `§3/§4: a file field in an elicitation form takes a valid file (data: URI) in the answer`},
+	{"elicit.refuse.type", "MUST", `§3: "Servers MUST validate received file inputs against their declared constraints regardless of which surface delivered them" (an elicitation answer of a type outside accept)`},
+	{"elicit.refuse.maxsize", "MUST", `§3: validated "regardless of which surface delivered them" (an elicitation answer of maxSize + 1 bytes)`},
+	{"elicit.refuse.content", "MUST", `§3: the declared type is advisory, "MUST NOT dispatch on it without validating the content" (an elicitation answer whose bytes contradict it)`},
+	{"elicit.refusal.form", "SHOULD", `§4: "the server SHOULD either return another InputRequiredResult re-issuing the elicitation … or fail the tool call with an isError: true result. It SHOULD NOT answer with a JSON-RPC error"`},
+
+	// SEP-2631 (sep-2631.md's sections).
+	{"upload.serve", "MUST", `2631 §3: clients "MUST use files/authorizeUpload" for transferModes ["upload"]: a server with such an argument answers it`},
+	{"upload.authorize", "MUST", `2631 §5/§7: files/authorizeUpload answers a file URI and a descriptor (https, POST or PUT, multipart with a fileField) that is "scoped, time-limited, and transport-protected" (an expiresAt; https, or http on loopback)`},
+	{"upload.authorize.reason", "SHOULD", `2631 §7: "-32602 when a file URI is malformed or violates declared constraints"; "SHOULD include machine-readable details" (a malformed digest: -32602 with data.reason)`},
+	{"upload.accept", "MUST", `2631 §3: "Servers that returned a file URI from files/authorizeUpload MUST accept that URI" (uploaded as the descriptor says: multipart POST or PUT)`},
+	{"upload.refuse.size", "MUST", `2631 §7: "Servers MUST validate MIME type, size, and file content … rather than trusting client metadata" (one byte fewer, one more than declared)`},
+	{"upload.refuse.digest", "MUST", `2631 §5: "When a digest was provided during authorization, the server MUST reject a completed upload whose bytes do not match it"`},
+	{"upload.digest.reason", "SHOULD", `2631 §7: "Servers SHOULD distinguish digest mismatches from other upload validation failures" (the refusal says digest)`},
+	{"upload.refuse.replay", "MUST", `2631 §4/§7: a digest "describes the complete immutable byte sequence identified by the file URI"; descriptors are "scoped" (a used upload descriptor is refused)`},
+	{"upload.refuse.token", "MUST", `2631 §7: descriptors "MUST be scoped" (an upload with the descriptor's credentials altered is refused)`},
+	{"upload.refuse.type", "MUST", `2631 §3: the uploaded file's URI is accepted "subject to the same declared accept and maxSize constraints" (a type outside accept)`},
+	{"upload.refuse.maxsize", "MUST", `2631 §3: the uploaded file's URI is accepted "subject to the same declared accept and maxSize constraints" (maxSize + 1 bytes)`},
+	{"upload.refuse.unknown", "MUST", `2631 §6: "Servers MUST reject expired, unauthorized, or unknown file URIs" (a file URI it never issued, in tools/call)`},
+	{"upload.uri.recheck", "MUST", `2631 §3: "Servers MUST validate and either accept or reject file URI values using their normal request validation rules" (a file uploaded for one argument, sent to another whose accept it breaks)`},
+	{"upload.refuse.inline", "MUST", `2631 §3/§5: transferModes ["upload"] rules out "this inline shortcut"; servers validate the declared constraints (a data: URI to an upload-only argument is refused)`},
+	{"download.fallback", "MUST", `2631 §2/§4: the file content block is for clients that declared files.download; others get the file in a form they read (structuredContent, resource_link, embedded), and output "MUST NOT require resources/read"`},
+	{"download.authorize", "MUST", `2631 §6/§7: files/authorizeDownload of a file a tool returned answers a GET descriptor that is "scoped, time-limited, and transport-protected" (https, or http on loopback; an expiresAt)`},
+	{"download.verify", "MUST", `2631 §4: clients "MUST verify the received byte count and digest": the bytes have the size and sha-256 digest declared ("MUST support sha-256")`},
+	{"download.range", "SHOULD", `HTTP (RFC 9110 §14): a download that answers Range: bytes=1-2 with 206 holds those bytes (200 with the whole file is allowed)`},
+	{"download.refuse.token", "MUST", `2631 §7: descriptors "MUST be scoped" (a GET with the descriptor's credentials altered is refused)`},
+	{"download.refuse.unknown", "MUST", `2631 §6: "Servers MUST reject expired, unauthorized, or unknown file URIs with an appropriate JSON-RPC error" (files/authorizeDownload of a URI it never issued)`},
 }
 
 // The cases of the checks that need more than one call or a choice of

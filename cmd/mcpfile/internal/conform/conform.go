@@ -1,11 +1,13 @@
 // Package conform is the conformance suite behind mcpfile conform: it
 // connects to an MCP server as a client, reads the x-mcp-file properties
 // of its tools (SEP-2356), sends each one files it makes in code, valid and
-// invalid, and reports, check by check, whether the server accepts and
-// refuses what the text says it must.
+// invalid, inline and, where the server serves files/authorizeUpload,
+// uploaded (SEP-2631), fetches the files its tools return, and reports,
+// check by check, whether the server accepts and refuses what the texts
+// say it must.
 //
-// It is internal while its checks grow (SEP-2631's are to come): the
-// command's output, not a Go API, is the interface it promises.
+// It is internal while its checks grow: the command's output, not a Go
+// API, is the interface it promises.
 package conform
 
 import (
@@ -27,10 +29,11 @@ const BigSize = 64 << 20
 
 // Options say how to reach the server and what to send it.
 type Options struct {
-	// Connect opens a new client session on protocol version. The suite
-	// calls it once per version, and again after a server stopped
-	// answering.
-	Connect func(ctx context.Context, version string) (*mcp.ClientSession, error)
+	// Transport returns a new transport to the server. The suite connects
+	// over one per protocol version and client it needs (one that declares
+	// SEP-2631's files capability, one that does not), and again after the
+	// server stopped answering.
+	Transport func() mcp.Transport
 	// Versions are the protocol versions to check (nil: Versions). A
 	// version the server negotiates down from is reported, not checked.
 	Versions []string
@@ -72,7 +75,7 @@ func (r *Report) MustFailed() bool {
 // checked at all.
 var ErrUnreachable = errors.New("the server could not be checked")
 
-// Run checks the server o.Connect reaches.
+// Run checks the server o.Transport reaches.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.CallTimeout == 0 {
 		o.CallTimeout = 30 * time.Second

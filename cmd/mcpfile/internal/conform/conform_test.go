@@ -28,6 +28,10 @@ type breaks struct {
 	fetch         bool // GET http: and https: URLs before refusing them
 	acceptHTTPS   bool // take https: URLs as files, without fetching
 	acceptPaths   bool // take paths as files, without opening them
+	acceptHTTP    bool // take http: URLs as files, without fetching
+	acceptFile    bool // take file: URIs as files, without opening them
+	noJPEG        bool // refuse JPEG, which accept names
+	noComma       bool // read "data:<type>;base64<data>" without its comma
 	offByOne      bool // refuse only above maxSize + 1
 	strictSize    bool // refuse maxSize itself
 	noPercent     bool // take only ;base64
@@ -41,6 +45,41 @@ type breaks struct {
 	rpcNoReason   bool // refuse with -32602 without data.reason
 	dies          bool // fail every request of a session after a refusal in it
 	badShape      bool // a tool with x-mcp-file on a string without format uri
+
+	// Elicitation: a profile tool asks for its photo when the call has
+	// none (elicit_test.go), breaking one rule when asked.
+	elicit            bool
+	elicitNoType      bool // take an answer of any type
+	elicitNoSize      bool // take an answer over maxSize
+	elicitNoSniff     bool // believe an answer's declared type
+	elicitRPC         bool // refuse an answer with a JSON-RPC error
+	elicitIsError     bool // refuse an answer with an isError result, not a new form
+	elicitRefuseValid bool // refuse every answer
+
+	// SEP-2631: the server serves uploads and downloads (transfer_test.go),
+	// breaking one rule when asked.
+	transfer             bool
+	usePUT               bool // upload descriptors are PUTs with a bearer token, not multipart POSTs
+	noUploads            bool // an upload-only argument, but no files/authorizeUpload
+	refuseUploads        bool // refuse every uploaded file in tools/call
+	noExpiry             bool // upload descriptors without expiresAt
+	authorizeNoReason    bool // a malformed declaration: -32602 without data.reason
+	noSizeCheck          bool // take an upload of another size than declared
+	noDigestCheck        bool // take an upload whose bytes do not have the declared digest
+	digestNoReason       bool // refuse a digest mismatch without saying so
+	replay               bool // take a second upload with a used descriptor
+	noTokenCheck         bool // take an upload whose token was altered
+	noTypeRecheck        bool // take any uploaded file whatever accept says
+	noSizeRecheck        bool // take any uploaded file whatever maxSize says
+	recheckOnce          bool // take a file URI it accepted once in any argument
+	acceptUnknown        bool // take file URIs it never issued
+	inlineToUploadOnly   bool // take data: URIs in an upload-only argument
+	fileBlockToAll       bool // send file blocks to clients without files.download
+	badDownload          bool // serve other bytes than the declared digest's
+	badRange             bool // answer a Range with other bytes
+	downloadNoTokenCheck bool // serve a download whose token was altered
+	downloadUnknown      bool // authorize downloads of file URIs it never issued
+	noDownloadExpiry     bool // download descriptors without expiresAt
 }
 
 const (
@@ -53,17 +92,18 @@ const (
 	malformedTool = `{"type":"object","properties":{"file":{"type":"string","x-mcp-file":{"maxSize":10}}}}`
 )
 
-var accepts = map[string][]string{"image": {"image/png", "image/jpeg"}, "docs": {"text/plain", "application/pdf"}}
+var accepts = map[string][]string{"photo": {"image/png", "image/jpeg"}, "image": {"image/png", "image/jpeg"}, "docs": {"text/plain", "application/pdf"}, "doc": {"text/plain", "application/pdf"}, "text": {"text/plain"}}
 
-var maxSizes = map[string]int{"image": 4096, "docs": 3000}
+var maxSizes = map[string]int{"photo": 4096, "image": 4096, "docs": 3000, "doc": 3000, "text": 2000}
 
 // testServer is a file-taking server written without mcpfile's runtime:
 // hand-written schemas, and a handler that checks each file as SEP-2356
 // says, except for the rule b breaks.
-func testServer(b breaks) *mcp.Server {
+func testServer(t *testing.T, b breaks) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v1"}, nil)
 	var mu sync.Mutex
 	refused := map[*mcp.ServerSession]bool{}
+	var fileURI func(req *mcp.CallToolRequest, name, v string) (*mcp.CallToolResult, error) // set with b.transfer
 	handler := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args map[string]any
 		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
@@ -82,6 +122,12 @@ func testServer(b breaks) *mcp.Server {
 		}
 		for _, v := range values {
 			s, _ := v.(string)
+			if fileURI != nil && strings.HasPrefix(s, uriPrefix) {
+				if res, err := fileURI(req, name, s); res != nil || err != nil {
+					return res, err
+				}
+				continue
+			}
 			if msg, reason, payload := b.check(name, s); msg != "" {
 				return b.refuse(refused, &mu, req, name, msg, reason, payload)
 			}
@@ -92,6 +138,16 @@ func testServer(b breaks) *mcp.Server {
 	s.AddTool(&mcp.Tool{Name: "docs", InputSchema: json.RawMessage(docsTool)}, handler)
 	if b.badShape {
 		s.AddTool(&mcp.Tool{Name: "malformed", InputSchema: json.RawMessage(malformedTool)}, handler)
+	}
+	if b.elicit {
+		addProfile(s, b, func(req *mcp.CallToolRequest, name, msg, reason string, payload []byte) (*mcp.CallToolResult, error) {
+			return b.refuse(refused, &mu, req, name, msg, reason, payload)
+		})
+	}
+	if b.transfer {
+		fileURI = addTransfer(t, s, b, func(req *mcp.CallToolRequest, name, msg, reason string, payload []byte) (*mcp.CallToolResult, error) {
+			return b.refuse(refused, &mu, req, name, msg, reason, payload)
+		})
 	}
 	if b.dies {
 		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -146,10 +202,18 @@ func (b breaks) check(name, s string) (string, string, []byte) {
 			return "", "", nil
 		case b.acceptPaths && !strings.Contains(s, ":"):
 			return "", "", nil
+		case b.acceptHTTP && strings.HasPrefix(s, "http:"):
+			return "", "", nil
+		case b.acceptFile && strings.HasPrefix(s, "file:"):
+			return "", "", nil
 		}
 		return "is not a data: URI", "scheme", nil
 	}
 	head, data, ok := strings.Cut(s[len("data:"):], ",")
+	if !ok && b.noComma {
+		head, data, ok = strings.Cut(s[len("data:"):], ";base64")
+		head += ";base64"
+	}
 	if !ok {
 		return "is not a valid data: URI: no comma", "malformed", nil
 	}
@@ -186,6 +250,9 @@ func (b breaks) check(name, s string) (string, string, []byte) {
 	if !b.caseSensitive {
 		mt = strings.ToLower(mt)
 	}
+	if b.noJPEG && mt == "image/jpeg" {
+		return "has a media type this server does not take", "mimeTypeNotAccepted", payload
+	}
 	if !b.acceptAny && !slices.Contains(accepts[name], mt) {
 		return "has a media type that accept does not allow", "mimeTypeNotAccepted", payload
 	}
@@ -217,16 +284,20 @@ func sniffs(mt string, p []byte) bool {
 }
 
 // connector connects to a fresh session of s in memory.
-func connector(s *mcp.Server) func(context.Context, string) (*mcp.ClientSession, error) {
-	return func(ctx context.Context, version string) (*mcp.ClientSession, error) {
+func connector(s *mcp.Server) func() mcp.Transport {
+	return func() mcp.Transport {
 		st, ct := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(ctx, st, nil); err != nil {
-			return nil, err
+		if _, err := s.Connect(context.Background(), st, nil); err != nil {
+			return failing{err}
 		}
-		c := mcp.NewClient(&mcp.Implementation{Name: "conform-test", Version: "v1"}, nil)
-		return c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		return ct
 	}
 }
+
+// failing is a transport that cannot connect.
+type failing struct{ err error }
+
+func (f failing) Connect(context.Context) (mcp.Connection, error) { return nil, f.err }
 
 func failed(r *Report) []string {
 	var ids []string
@@ -241,34 +312,9 @@ func failed(r *Report) []string {
 // TestEachCheckCanFail runs the suite against servers that each break one
 // rule, and requires that exactly the checks of that rule fail.
 func TestEachCheckCanFail(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		b    breaks
-		want []string
-	}{
-		{"conforming", breaks{}, nil},
-		{"refuses with -32602 and data.reason", breaks{rpcReason: true}, nil},
-		{"accepts any media type", breaks{acceptAny: true}, []string{"inline.refuse.type"}},
-		{"believes the declared type", breaks{noSniff: true}, []string{"inline.refuse.content"}},
-		{"echoes the base64", breaks{echo: true}, []string{"refusal.noecho"}},
-		{"fetches URLs", breaks{fetch: true}, []string{"scheme.nofetch"}},
-		{"takes https: URLs", breaks{acceptHTTPS: true}, []string{"scheme.refuse.https"}},
-		{"takes paths", breaks{acceptPaths: true}, []string{"scheme.refuse.path"}},
-		{"accepts maxSize + 1", breaks{offByOne: true}, []string{"inline.refuse.maxsize"}},
-		{"refuses maxSize", breaks{strictSize: true}, []string{"inline.accept.maxsize"}},
-		{"takes only base64", breaks{noPercent: true}, []string{"inline.accept.percent"}},
-		{"matches media types by case", breaks{caseSensitive: true}, []string{"inline.accept.mediatype-case"}},
-		{"refuses media type parameters", breaks{noParams: true}, []string{"inline.accept.mediatype-params"}},
-		{"decodes bad base64", breaks{lenientBase64: true}, []string{"uri.refuse.badbase64"}},
-		{"ignores maxItems", breaks{noMaxItems: true}, []string{"array.refuse.maxitems"}},
-		{"ignores minItems", breaks{noMinItems: true}, []string{"array.refuse.minitems"}},
-		{"does not name the argument", breaks{unnamed: true}, []string{"refusal.form"}},
-		{"-32602 without data.reason", breaks{rpcNoReason: true}, []string{"refusal.form"}},
-		{"stops answering after a refusal", breaks{dies: true}, []string{"refusal.alive"}},
-		{"malformed keyword", breaks{badShape: true}, []string{"schema.shape"}},
-	} {
+	for _, tt := range failCases {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := Run(t.Context(), Options{Connect: connector(testServer(tt.b))})
+			rep, err := Run(t.Context(), Options{Transport: connector(testServer(t, tt.b))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,6 +327,89 @@ func TestEachCheckCanFail(t *testing.T) {
 	}
 }
 
+// TestEveryCheckHasAFailingServer: each check is the one that fails
+// against some server of TestEachCheckCanFail.
+func TestEveryCheckHasAFailingServer(t *testing.T) {
+	proven := map[string]bool{}
+	for _, tt := range failCases {
+		for _, id := range tt.want {
+			proven[id] = true
+		}
+	}
+	for _, c := range checks {
+		if !proven[c.id] {
+			t.Errorf("no test server fails %s", c.id)
+		}
+	}
+}
+
+// failCases are servers that each break one rule, and the checks that
+// must fail against them (in report order).
+var failCases = []struct {
+	name string
+	b    breaks
+	want []string
+}{
+	{"conforming", breaks{}, nil},
+	{"refuses with -32602 and data.reason", breaks{rpcReason: true}, nil},
+	{"accepts any media type", breaks{acceptAny: true}, []string{"inline.refuse.type"}},
+	{"believes the declared type", breaks{noSniff: true}, []string{"inline.refuse.content"}},
+	{"echoes the base64", breaks{echo: true}, []string{"refusal.noecho"}},
+	{"fetches URLs", breaks{fetch: true}, []string{"scheme.nofetch"}},
+	{"takes https: URLs", breaks{acceptHTTPS: true}, []string{"scheme.refuse.https"}},
+	{"takes paths", breaks{acceptPaths: true}, []string{"scheme.refuse.path"}},
+	{"takes http: URLs", breaks{acceptHTTP: true}, []string{"scheme.refuse.http"}},
+	{"takes file: URIs", breaks{acceptFile: true}, []string{"scheme.refuse.file"}},
+	{"refuses a type accept names", breaks{noJPEG: true}, []string{"inline.accept.base64"}},
+	{"reads a data: URI without its comma", breaks{noComma: true}, []string{"uri.refuse.nocomma"}},
+	{"accepts maxSize + 1", breaks{offByOne: true}, []string{"inline.refuse.maxsize"}},
+	{"refuses maxSize", breaks{strictSize: true}, []string{"inline.accept.maxsize"}},
+	{"takes only base64", breaks{noPercent: true}, []string{"inline.accept.percent"}},
+	{"matches media types by case", breaks{caseSensitive: true}, []string{"inline.accept.mediatype-case"}},
+	{"refuses media type parameters", breaks{noParams: true}, []string{"inline.accept.mediatype-params"}},
+	{"decodes bad base64", breaks{lenientBase64: true}, []string{"uri.refuse.badbase64"}},
+	{"ignores maxItems", breaks{noMaxItems: true}, []string{"array.refuse.maxitems"}},
+	{"ignores minItems", breaks{noMinItems: true}, []string{"array.refuse.minitems"}},
+	{"does not name the argument", breaks{unnamed: true}, []string{"refusal.form"}},
+	{"-32602 without data.reason", breaks{rpcNoReason: true}, []string{"refusal.form"}},
+	{"stops answering after a refusal", breaks{dies: true}, []string{"refusal.alive"}},
+	{"malformed keyword", breaks{badShape: true}, []string{"schema.shape"}},
+
+	// Elicitation.
+	{"asks for a file", breaks{elicit: true}, nil},
+	{"refuses an answer with isError", breaks{elicit: true, elicitIsError: true}, nil},
+	{"refuses every answer", breaks{elicit: true, elicitRefuseValid: true}, []string{"elicit.accept"}},
+	{"takes answers of any type", breaks{elicit: true, elicitNoType: true}, []string{"elicit.refuse.type"}},
+	{"takes answers over maxSize", breaks{elicit: true, elicitNoSize: true}, []string{"elicit.refuse.maxsize"}},
+	{"believes an answer's type", breaks{elicit: true, elicitNoSniff: true}, []string{"elicit.refuse.content"}},
+	{"refuses answers with a JSON-RPC error", breaks{elicit: true, elicitRPC: true}, []string{"elicit.refusal.form"}},
+
+	// SEP-2631.
+	{"serves uploads and downloads", breaks{transfer: true}, nil},
+	{"uploads by PUT", breaks{transfer: true, usePUT: true}, nil},
+	{"uploads by PUT, refusals as -32602", breaks{transfer: true, usePUT: true, rpcReason: true}, nil},
+	{"refuses the file URIs it issued", breaks{transfer: true, refuseUploads: true}, []string{"upload.accept"}},
+	{"upload-only without files/authorizeUpload", breaks{transfer: true, noUploads: true}, []string{"upload.serve"}},
+	{"upload descriptors that never expire", breaks{transfer: true, noExpiry: true}, []string{"upload.authorize"}},
+	{"authorize refusal without data.reason", breaks{transfer: true, authorizeNoReason: true}, []string{"upload.authorize.reason"}},
+	{"takes uploads of another size", breaks{transfer: true, noSizeCheck: true}, []string{"upload.refuse.size"}},
+	{"takes uploads of another digest", breaks{transfer: true, noDigestCheck: true}, []string{"upload.refuse.digest"}},
+	{"digest mismatch not told apart", breaks{transfer: true, digestNoReason: true}, []string{"upload.digest.reason"}},
+	{"takes a descriptor twice", breaks{transfer: true, replay: true}, []string{"upload.refuse.replay"}},
+	{"takes altered upload tokens", breaks{transfer: true, noTokenCheck: true}, []string{"upload.refuse.token"}},
+	{"takes any uploaded type", breaks{transfer: true, noTypeRecheck: true}, []string{"upload.refuse.type", "upload.uri.recheck"}},
+	{"takes any uploaded size", breaks{transfer: true, noSizeRecheck: true}, []string{"upload.refuse.maxsize"}},
+	{"checks a file URI once", breaks{transfer: true, recheckOnce: true}, []string{"upload.uri.recheck"}},
+	{"takes unknown file URIs", breaks{transfer: true, acceptUnknown: true}, []string{"upload.refuse.unknown"}},
+	{"takes data: in an upload-only argument", breaks{transfer: true, inlineToUploadOnly: true}, []string{"upload.refuse.inline"}},
+	{"file blocks to every client", breaks{transfer: true, fileBlockToAll: true}, []string{"download.fallback"}},
+	{"serves other bytes", breaks{transfer: true, badDownload: true}, []string{"download.verify"}},
+	{"answers Range with other bytes", breaks{transfer: true, badRange: true}, []string{"download.range"}},
+	{"serves altered download tokens", breaks{transfer: true, downloadNoTokenCheck: true}, []string{"download.refuse.token"}},
+	{"authorizes unknown downloads", breaks{transfer: true, downloadUnknown: true}, []string{"download.refuse.unknown"}},
+	{"download descriptors that never expire", breaks{transfer: true, noDownloadExpiry: true}, []string{"download.authorize"}},
+}
+
 // TestReportsRefusalForm: the refusal form the server chose is reported.
 func TestReportsRefusalForm(t *testing.T) {
 	for _, tt := range []struct {
@@ -290,7 +419,7 @@ func TestReportsRefusalForm(t *testing.T) {
 		{breaks{}, "refusal(s) as isError"},
 		{breaks{rpcReason: true}, "refusal(s) as -32602"},
 	} {
-		rep, err := Run(t.Context(), Options{Connect: connector(testServer(tt.b))})
+		rep, err := Run(t.Context(), Options{Transport: connector(testServer(t, tt.b))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +439,7 @@ func TestNoFileArguments(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	rep, err := Run(t.Context(), Options{Connect: connector(s)})
+	rep, err := Run(t.Context(), Options{Transport: connector(s)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,9 +455,7 @@ func TestNoFileArguments(t *testing.T) {
 
 // TestUnreachable: a server the suite cannot connect to is an error.
 func TestUnreachable(t *testing.T) {
-	_, err := Run(t.Context(), Options{Connect: func(context.Context, string) (*mcp.ClientSession, error) {
-		return nil, os.ErrNotExist
-	}})
+	_, err := Run(t.Context(), Options{Transport: func() mcp.Transport { return failing{os.ErrNotExist} }})
 	if err == nil || !strings.Contains(err.Error(), "could not be checked") {
 		t.Errorf("Run = %v, want an error that it could not be checked", err)
 	}
@@ -358,7 +485,8 @@ func TestMustFailed(t *testing.T) {
 }
 
 // TestBigNeedsFlag: a maxSize over 64 MiB is not sent without Big: its
-// checks skip and say how to run them.
+// checks skip and say how to run them. (The server serves no uploads;
+// TestTransferBigNeedsFlag has upload.refuse.maxsize.)
 func TestBigNeedsFlag(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "v1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "big", InputSchema: json.RawMessage(`{"type":"object","properties":{"f":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain","application/pdf"],"maxSize":104857600}}}}`)},
@@ -370,12 +498,12 @@ func TestBigNeedsFlag(t *testing.T) {
 			}
 			return &mcp.CallToolResult{}, nil
 		})
-	rep, err := Run(t.Context(), Options{Connect: connector(s), Versions: []string{"2025-11-25"}})
+	rep, err := Run(t.Context(), Options{Transport: connector(s), Versions: []string{"2025-11-25"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range rep.Checks {
-		if strings.HasSuffix(c.ID, ".maxsize") && (c.Status != "skip" || !strings.Contains(c.Detail, "run with -big")) {
+		if strings.HasPrefix(c.ID, "inline.") && strings.HasSuffix(c.ID, ".maxsize") && (c.Status != "skip" || !strings.Contains(c.Detail, "run with -big")) {
 			t.Errorf("%s = %s %q, want a skip that names -big", c.ID, c.Status, c.Detail)
 		}
 	}

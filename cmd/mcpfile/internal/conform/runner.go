@@ -6,8 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
+	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
+	"github.com/mcpfile/mcpfile/runtime/transfer/client"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // runner runs the checks on one protocol version.
@@ -17,15 +23,37 @@ type runner struct {
 	res     *results
 	trap    *trap
 	cs      *mcp.ClientSession
+	// fileBlocks counts the file content blocks the server sent.
+	fileBlocks atomic.Int64
 }
 
 func (r *runner) connect(ctx context.Context) error {
-	cs, err := r.o.Connect(ctx, r.version)
+	cs, err := r.session(ctx, false)
 	if err != nil {
 		return err
 	}
 	r.cs = cs
 	return nil
+}
+
+// session opens a new session on the runner's version, of a client that
+// can send files/authorizeUpload and files/authorizeDownload and, when
+// files is set, declares SEP-2631's files capability. Every file block of
+// its results is counted in r.fileBlocks.
+func (r *runner) session(ctx context.Context, files bool) (*mcp.ClientSession, error) {
+	var opts *mcp.ClientOptions
+	if files {
+		opts = &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpfile-conform", Version: "v0.1.0"}, opts)
+	if err := client.Enable(c); err != nil {
+		return nil, err
+	}
+	if err := download.Enable(c); err != nil {
+		return nil, err
+	}
+	t := fileblock.Wrap(r.o.Transport(), func(wire.FileValue) { r.fileBlocks.Add(1) })
+	return c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: r.version})
 }
 
 func (r *runner) run(ctx context.Context) (string, error) {
@@ -37,6 +65,7 @@ func (r *runner) run(ctx context.Context) (string, error) {
 		return fmt.Sprintf("%s: not spoken (the server negotiated %s); its checks did not run", r.version, got), errNotSpoken
 	}
 	schemas := map[string]json.RawMessage{}
+	outputs := map[string]json.RawMessage{} // the output schemas that declare a file
 	for t, err := range r.cs.Tools(ctx, nil) {
 		if err != nil {
 			return "", fmt.Errorf("tools/list: %v", err)
@@ -46,6 +75,11 @@ func (r *runner) run(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("tool %q: input schema: %v", t.Name, err)
 		}
 		schemas[t.Name] = b
+		if t.OutputSchema != nil {
+			if o, err := json.Marshal(t.OutputSchema); err == nil && declaresFile(o) {
+				outputs[t.Name] = b
+			}
+		}
 	}
 	tools, err := readTools(schemas)
 	if err != nil {
@@ -68,6 +102,15 @@ func (r *runner) run(ctx context.Context) (string, error) {
 			}
 		}
 	}
+	if err := r.elicits(ctx, tools); err != nil {
+		return note, err
+	}
+	if err := r.uploads(ctx, tools); err != nil {
+		return note, err
+	}
+	if err := r.downloads(ctx, outputs); err != nil {
+		return note, err
+	}
 	return note, nil
 }
 
@@ -83,7 +126,7 @@ func (r *runner) target(f field, what string) string {
 // skipFiles records reason as the skip of every check that sends f a file.
 func (r *runner) skipFiles(f field, reason string) {
 	for _, c := range checks {
-		if c.id != "schema.shape" && c.id != "scheme.nofetch" {
+		if c.id != "schema.shape" && c.id != "scheme.nofetch" && !strings.HasPrefix(c.id, "upload.") && !strings.HasPrefix(c.id, "download.") && !strings.HasPrefix(c.id, "elicit.") {
 			r.res.add(c.id, "skip", "", f.String()+": "+reason)
 		}
 	}
@@ -98,7 +141,7 @@ func (r *runner) field(ctx context.Context, t tool, f field) error {
 	}
 	r.res.add("schema.shape", "pass", f.String(), "")
 	if !f.inline() {
-		r.skipFiles(f, "upload only (transferModes "+strings.Join(f.modes, ", ")+"): SEP-2631's checks are not built yet")
+		r.skipFiles(f, "upload only (transferModes "+strings.Join(f.modes, ", ")+"): no data: URI to check")
 		return nil
 	}
 	c := caller{r: r, t: t, f: f}

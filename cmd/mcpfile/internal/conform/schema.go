@@ -228,6 +228,7 @@ func fill(raw json.RawMessage) any {
 		Const   any             `json:"const"`
 		Type    json.RawMessage `json:"type"`
 		Minimum *float64        `json:"minimum"`
+		Maximum *float64        `json:"maximum"`
 	}
 	json.Unmarshal(raw, &s)
 	if s.Const != nil {
@@ -241,10 +242,16 @@ func fill(raw json.RawMessage) any {
 	case hasType(m, "string"):
 		return "conform"
 	case hasType(m, "integer"), hasType(m, "number"):
-		if s.Minimum != nil {
-			return *s.Minimum
+		// 64: large enough for a file a tool makes of that size to have
+		// a middle (download.range), within the bounds the schema sets.
+		v := 64.0
+		if s.Maximum != nil && *s.Maximum < v {
+			v = *s.Maximum
 		}
-		return 1
+		if s.Minimum != nil && *s.Minimum > v {
+			v = *s.Minimum
+		}
+		return v
 	case hasType(m, "boolean"):
 		return false
 	case hasType(m, "array"):

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -71,5 +72,19 @@ func TestCheckIDsUnique(t *testing.T) {
 			t.Errorf("check %q has level %q", c.id, c.level)
 		}
 		ids = append(ids, c.id)
+	}
+}
+
+// TestRequirementsNameEveryCheck: REQUIREMENTS.md ties every check to the
+// requirement it covers.
+func TestRequirementsNameEveryCheck(t *testing.T) {
+	b, err := os.ReadFile("REQUIREMENTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if !strings.Contains(string(b), "`"+c.id+"`") {
+			t.Errorf("REQUIREMENTS.md does not name %s", c.id)
+		}
 	}
 }

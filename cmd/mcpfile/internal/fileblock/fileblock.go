@@ -1,0 +1,192 @@
+// Package fileblock lets a go-sdk client declare SEP-2631's files
+// capability and receive {"type": "file"} content blocks, which go-sdk
+// v1.8 knows neither of: its typed ClientCapabilities has no files member,
+// and a tool result holding a content block of a type it does not know
+// fails the whole CallTool.
+//
+// [Wrap] wraps the client's transport. Going out, it copies the files
+// capability the client declares under experimental.files to the
+// top-level files member SEP-2631 names, in the initialize request and in
+// the capabilities a 2026-07-28 request carries in its _meta. Coming in,
+// it rewrites each file block of a result into a resource_link of the
+// same file, marked with [MetaKey] in its _meta, where [FileOf] finds the
+// FileValue again, and reports the block to an observer.
+package fileblock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
+)
+
+// MetaKey is the _meta member of a resource_link that was a file block:
+// the block's FileValue.
+const MetaKey = "io.mcpfile/fileBlock"
+
+// Capability is SEP-2631's client capability for a client that uploads
+// and downloads over https, for ClientCapabilities.Experimental["files"].
+func Capability() map[string]any {
+	return map[string]any{"upload": true, "download": true, "transports": []any{wire.TransportHTTPS}}
+}
+
+// Wrap returns t with the files capability copied where SEP-2631 puts it
+// and file blocks made resource links. seen, when not nil, is called
+// with each file block's FileValue as it arrives.
+func Wrap(t mcp.Transport, seen func(wire.FileValue)) mcp.Transport {
+	return &transport{t: t, seen: seen}
+}
+
+// FileOf returns the FileValue of a resource link that was a file block.
+func FileOf(l *mcp.ResourceLink) (wire.FileValue, bool) {
+	v, ok := l.Meta[MetaKey]
+	if !ok {
+		return wire.FileValue{}, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return wire.FileValue{}, false
+	}
+	var fv wire.FileValue
+	if json.Unmarshal(b, &fv) != nil || fv.URI == "" {
+		return wire.FileValue{}, false
+	}
+	return fv, true
+}
+
+type transport struct {
+	t    mcp.Transport
+	seen func(wire.FileValue)
+}
+
+func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{Connection: c, seen: t.seen}, nil
+}
+
+type conn struct {
+	mcp.Connection
+	seen func(wire.FileValue)
+}
+
+func (c *conn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Request); ok && len(r.Params) > 0 {
+		if p, ok := withFiles(r.Params); ok {
+			cp := *r
+			cp.Params = p
+			m = &cp
+		}
+	}
+	return c.Connection.Write(ctx, m)
+}
+
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err != nil {
+		return m, err
+	}
+	if r, ok := m.(*jsonrpc.Response); ok && bytes.Contains(r.Result, []byte(`"file"`)) {
+		if res, ok := c.rewrite(r.Result); ok {
+			cp := *r
+			cp.Result = res
+			m = &cp
+		}
+	}
+	return m, nil
+}
+
+// withFiles copies experimental.files to files in the capabilities of an
+// initialize request's params and of params' _meta.
+func withFiles(params json.RawMessage) (json.RawMessage, bool) {
+	if !bytes.Contains(params, []byte(`"files"`)) {
+		return nil, false
+	}
+	var p map[string]any
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	changed := copyFiles(p["capabilities"])
+	if meta, ok := p["_meta"].(map[string]any); ok {
+		changed = copyFiles(meta[mcp.MetaKeyClientCapabilities]) || changed
+	}
+	if !changed {
+		return nil, false
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+func copyFiles(caps any) bool {
+	m, ok := caps.(map[string]any)
+	if !ok {
+		return false
+	}
+	exp, _ := m["experimental"].(map[string]any)
+	f, ok := exp["files"]
+	if !ok || m["files"] != nil {
+		return false
+	}
+	m["files"] = f
+	return true
+}
+
+// rewrite makes the file blocks of a result's content resource links.
+func (c *conn) rewrite(result json.RawMessage) (json.RawMessage, bool) {
+	var res map[string]json.RawMessage
+	if json.Unmarshal(result, &res) != nil {
+		return nil, false
+	}
+	var content []map[string]any
+	if json.Unmarshal(res["content"], &content) != nil {
+		return nil, false
+	}
+	changed := false
+	for i, block := range content {
+		if block["type"] != "file" {
+			continue
+		}
+		b, _ := json.Marshal(block["file"])
+		var fv wire.FileValue
+		if json.Unmarshal(b, &fv) != nil || fv.URI == "" {
+			continue // not a file block the client can read: left for the SDK to refuse
+		}
+		if c.seen != nil {
+			c.seen(fv)
+		}
+		link := map[string]any{"type": "resource_link", "uri": fv.URI, "name": fv.Name, "_meta": map[string]any{MetaKey: fv}}
+		if link["name"] == "" {
+			link["name"] = fv.URI
+		}
+		if fv.MimeType != "" {
+			link["mimeType"] = fv.MimeType
+		}
+		if fv.Size != nil {
+			link["size"] = *fv.Size
+		}
+		content[i] = link
+		changed = true
+	}
+	if !changed {
+		return nil, false
+	}
+	b, err := json.Marshal(content)
+	if err != nil {
+		return nil, false
+	}
+	res["content"] = b
+	out, err := json.Marshal(res)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
