@@ -159,10 +159,12 @@ func parsePageAsk(s string) (tool, message string) {
 }
 
 // pageFileID returns a new file ID for an upload page of the input
-// request id of tool: "page_", a digest of the two, "_" and a random part.
-// The file URI of a page is the state its retry brings back: the prefix
-// keeps AwaitPage from taking an uploaded file's URI for one, and the
-// digest from taking the page of another tool or input request.
+// request id of tool: "page_", a digest of the tool, one of the two, "_"
+// and a random part. The file URI of a page is the state its retry brings
+// back: the prefix keeps AwaitPage from taking an uploaded file's URI for
+// one, and the digests from taking the page of another tool or input
+// request, and Resolve from giving a page's file to another tool's
+// argument.
 func pageFileID(tool, id string) string {
 	return pagePrefix + pageBinding(tool, id) + "_" + rand.Text()
 }
@@ -171,7 +173,19 @@ const pagePrefix = "page_"
 
 func pageBinding(tool, id string) string {
 	sum := sha256.Sum256([]byte(strconv.Quote(tool) + strconv.Quote(id)))
-	return hex.EncodeToString(sum[:8]) // no "_", which ends it in the ID
+	return toolBinding(tool) + hex.EncodeToString(sum[:8]) // no "_", which ends it in the ID
+}
+
+func toolBinding(tool string) string {
+	sum := sha256.Sum256([]byte(strconv.Quote(tool)))
+	return hex.EncodeToString(sum[:4])
+}
+
+// pageOfTool reports whether the file ID fileID is of a page of tool, for
+// any input request.
+func pageOfTool(fileID, tool string) bool {
+	rest, ok := strings.CutPrefix(fileID, pagePrefix)
+	return ok && strings.HasPrefix(rest, toolBinding(tool))
 }
 
 // pageOf reports whether the file ID fileID is of a page of the input

@@ -6,7 +6,8 @@ import (
 )
 
 // TestPageFileID: a page's file ID names the tool and input request it was
-// minted for, and no other, whatever characters its parts hold.
+// minted for, and no other, whatever characters its parts hold; and the
+// tool alone (pageOfTool, for a page's file URI in an argument).
 func TestPageFileID(t *testing.T) {
 	for i := range 2000 {
 		tool, id := "ask", "file"
@@ -19,6 +20,9 @@ func TestPageFileID(t *testing.T) {
 		}
 		if pageOf(fid, tool+"x", id) || pageOf(fid, tool, id+"x") || pageOf("file_"+fid[len(pagePrefix):], tool, id) {
 			t.Fatalf("pageOf(%q) took another tool's or input request's page, or an uploaded file", fid)
+		}
+		if !pageOfTool(fid, tool) || pageOfTool(fid, tool+"x") || pageOfTool(fid, "") || pageOfTool("file_"+fid[len(pagePrefix):], tool) {
+			t.Fatalf("pageOfTool(%q, %q) is wrong for its own tool, another tool, or an uploaded file", fid, tool)
 		}
 	}
 }

@@ -11,7 +11,8 @@ package transfer
 // file URI is; resolving it as an argument waits, with progress, for an
 // upload still running, and takes the file once: a second call with the
 // same URI is refused, on every replica (the store's create-if-absent
-// decides).
+// decides), as is a call of another tool (the page named the tool that
+// asks, so its file goes to no other).
 
 import (
 	"context"

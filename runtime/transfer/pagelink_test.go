@@ -255,3 +255,86 @@ func TestUploadPageLinkPrincipal(t *testing.T) {
 		t.Errorf("alice's retry in another session: %+v, want the text file", a)
 	}
 }
+
+// TestUploadPageLinkOtherTool: the page's file URI is good only for the
+// tool whose page it is: the page told the person which tool asks, so a
+// call of another tool of the server that names it is refused, and does
+// not take the file from the tool that asked.
+func TestUploadPageLinkOtherTool(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "other"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.PageArgs) (*mcp.CallToolResult, pageAnswer, error) {
+		if in.File == nil {
+			return nil, pageAnswer{}, nil
+		}
+		return readAnswer(*in.File, pageAnswer{Action: "other"})
+	})
+	call := func(tool string, args map[string]any) *mcp.CallToolResult {
+		res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	page, uri := linkOf(t, call("ask_link", map[string]any{}))
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	res := call("other", map[string]any{"file": uri})
+	if got := mcptest.Text(t, res); !res.IsError || !strings.Contains(got, "another tool of this server asked for") || strings.Contains(got, "mcp-file:") {
+		t.Errorf("another tool's call with the page's file URI: %q (isError %v), want it refused", got, res.IsError)
+	}
+	if a := answerOf(t, call("ask_link", map[string]any{"file": uri})); a.Size != int64(len(pageText)) || a.SHA256 != digest(pageText) {
+		t.Errorf("the asking tool's retry after another tool's: %+v, want the text file", a)
+	}
+}
+
+// TestUploadPageLinkTakenOnceRace: retries that send back the page's file
+// URI at the same time get the file once between them.
+func TestUploadPageLinkTakenOnceRace(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	page, uri := linkOf(t, callLink(t, inMemory(t, s, nil, "2026-07-28"), map[string]any{}))
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	const n = 8
+	sessions := make([]*mcp.ClientSession, n)
+	for i := range sessions {
+		sessions[i] = inMemory(t, s, nil, "2026-07-28")
+	}
+	var wg sync.WaitGroup
+	results := make([]*mcp.CallToolResult, n)
+	for i := range n {
+		wg.Go(func() { results[i] = callLink(t, sessions[i], map[string]any{"file": uri}) })
+	}
+	wg.Wait()
+	got := 0
+	for _, res := range results {
+		switch text := mcptest.Text(t, res); {
+		case !res.IsError:
+			got++
+		case !strings.Contains(text, "an earlier call took already"):
+			t.Errorf("a losing retry: %q, want it told the file was taken", text)
+		}
+	}
+	if got != 1 {
+		t.Errorf("%d of %d concurrent retries got the file, want 1", got, n)
+	}
+}
+
+// TestUploadPageLinkAgain: a retry before the upload is told that no file
+// has arrived yet and that the page it gave may already be open, not only
+// to hand the link over as if for the first time.
+func TestUploadPageLinkAgain(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	cs := inMemory(t, s, nil, "2025-11-25")
+	first := callLink(t, cs, map[string]any{})
+	linkOf(t, first)
+	if text := first.Content[0].(*mcp.TextContent).Text; strings.Contains(text, "yet") {
+		t.Errorf("the first link result %q speaks of an earlier one", text)
+	}
+	again := callLink(t, cs, map[string]any{})
+	linkOf(t, again)
+	if text := again.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "No file has been uploaded through the page yet") {
+		t.Errorf("the retry's link result %q does not say that no file has arrived yet", text)
+	}
+}

@@ -24,6 +24,8 @@ type resolver struct {
 	reads   *callReads         // the files a tools/call resolved; nil for other requests
 	// progressToken is the tools/call's progress token; nil for none.
 	progressToken any
+	// tool is the tool called; "" for other requests.
+	tool string
 	// awaited is the file URI of the page AwaitPage last waited for: the
 	// call's own page (runtime.ElicitUpload), not one named in an argument.
 	awaited string
@@ -66,6 +68,10 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	ref, m, le := c.lookup(ctx, uri, owner)
 	pageArg := le == nil || le.problem == uriMissing
 	pageArg = pageArg && isPageFile(ref.FileID) && uri != r.awaited // an argument names a page
+	if pageArg && !pageOfTool(ref.FileID, r.tool) {
+		// The page told the person which tool asks: its file goes to no other.
+		return fail("it names an upload page that another tool of this server asked for; a page's file goes only to the tool that asked for it")
+	}
 	if pageArg && le != nil {
 		if err := r.awaitPageArg(ctx, arg, uri, ref); err != nil {
 			return hook.Resolved{}, err

@@ -62,7 +62,8 @@ type Resolver interface {
 	// whose text is written for the model, as runtime.Error's are, and
 	// holds nothing of the URI. The file URI of an upload page (a Page's
 	// State) sent back in an argument is waited for while its upload
-	// runs, and gives its file to one call only; the page that AwaitPage
+	// runs, and gives its file to one call only, of the tool that asked
+	// for it; the page that AwaitPage
 	// just returned, the call's own, is resolved as it is.
 	Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (Resolved, error)
 
