@@ -281,8 +281,12 @@ const (
 // argument through which the retry brings the page back.
 func linkResult(tool, message, arg string, d descriptor.File, p hook.Page) *mcp.CallToolResult {
 	var b strings.Builder
-	fmt.Fprintf(&b, "This tool needs a file from the person, uploaded in their browser: it is not sent in this conversation. ")
-	fmt.Fprintf(&b, "Give the person this link to open: %s\n", p.URL)
+	if p.Again { // an earlier call handed the page out: it may be open already
+		fmt.Fprintf(&b, "No file has been uploaded through the page yet. The person may have it open already and choose the file there; if they have not opened it, give them this link again: %s\n", p.URL)
+	} else {
+		fmt.Fprintf(&b, "This tool needs a file from the person, uploaded in their browser: it is not sent in this conversation. ")
+		fmt.Fprintf(&b, "Give the person this link to open: %s\n", p.URL)
+	}
 	fmt.Fprintf(&b, "On that page they choose the file (%s, up to %s).\n", acceptedText(d.Accept), sizeText(d.Limit(DefaultMaxSize)))
 	if message != "" {
 		fmt.Fprintf(&b, "The page tells them: %q\n", message)

@@ -87,6 +87,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 			hp := p.hp
 			hp.Done = p.isFinished()
 			hp.Uploading = !hp.Done && p.uploading.Load() > 0
+			hp.Again = true
 			return hp, nil
 		}
 	}

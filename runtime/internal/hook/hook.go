@@ -118,6 +118,7 @@ type Page struct {
 	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client; the file URI of the page's upload
 	Done          bool   // a file has been uploaded through it already
 	Uploading     bool   // a file is being uploaded through it (in this process) now
+	Again         bool   // found again under its key (Reuse): an earlier call handed it out already
 }
 
 type resolverKey struct{}
