@@ -242,6 +242,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		return ans, nil, err
 	}
 	if p.Done || p.Uploading {
+		key.Reuse = true // a link's page
 		uri, err := r.AwaitPage(ctx, extra, key, p.State, progress)
 		if err != nil {
 			return ans, nil, err

@@ -14,7 +14,11 @@ func TestPageFileID(t *testing.T) {
 		if i%2 == 1 {
 			tool, id = "import_archive", "a_b-c"
 		}
-		fid := pageFileID(tool, id)
+		link := i%4 < 2
+		fid := pageFileID(tool, id, link)
+		if isLinkPage(fid) != link {
+			t.Fatalf("isLinkPage(%q) = %v, want %v", fid, !link, link)
+		}
 		if !pageOf(fid, tool, id) {
 			t.Fatalf("pageOf(%q, %q, %q) = false for its own page", fid, tool, id)
 		}

@@ -338,3 +338,37 @@ func TestUploadPageLinkAgain(t *testing.T) {
 		t.Errorf("the retry's link result %q does not say that no file has arrived yet", text)
 	}
 }
+
+// TestUploadPageLinkNotAnInputResponse: the page's file URI, which the
+// link result shows the model, is taken once through the argument; a call
+// that sends it back as the requestState of an answered URL-mode input
+// request instead is refused, before and after the file was taken, and
+// its decline does not close the page.
+func TestUploadPageLinkNotAnInputResponse(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	page, uri := linkOf(t, callLink(t, inMemory(t, s, nil, "2026-07-28"), map[string]any{}))
+	answer := func(action string) *mcp.CallToolResult {
+		res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{
+			Name: "ask_link", Arguments: map[string]any{}, RequestState: "mcpfile.upload/file/" + uri,
+			InputResponses: mcp.InputResponseMap{"file": &mcp.ElicitResult{Action: action}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	answer("decline")
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page after a forged decline: %d\n%s", code, html)
+	}
+	for _, when := range []string{"before", "after"} {
+		if res := answer("accept"); !res.IsError {
+			t.Errorf("the page's file URI as requestState %s the file was taken: %s, want it refused", when, mcptest.Text(t, res))
+		}
+		if when == "before" {
+			if a := answerOf(t, callLink(t, inMemory(t, s, nil, "2026-07-28"), map[string]any{"file": uri})); a.SHA256 != digest(pageText) {
+				t.Errorf("the retry with the argument: %+v, want the text file", a)
+			}
+		}
+	}
+}

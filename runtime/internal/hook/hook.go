@@ -86,7 +86,8 @@ type Resolver interface {
 	NewPage(ctx context.Context, extra *mcp.RequestExtra, key PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
 
 	// AwaitPage waits until a file has been uploaded through the page
-	// whose State is state, minted for key's tool and input request, and
+	// whose State is state, minted for key's tool and input request (and,
+	// as key.Reuse says, as a page found again by its key or not), and
 	// returns that file's URI, for Resolve. It calls progress, when not
 	// nil, with the bytes received and the most the page takes: throttled
 	// while bytes arrive, and once when the upload is complete. A rejection
@@ -98,7 +99,8 @@ type Resolver interface {
 	// ClosePage tells the resolver that no one will wait for the page
 	// whose State is state (the person declined, or the call ended): it
 	// stops counting as pending and takes no more uploads. A state that is
-	// not the caller's is ignored.
+	// not the caller's, or of a page found again by its key (Reuse), whose
+	// State whoever read the link result has, is ignored.
 	ClosePage(ctx context.Context, extra *mcp.RequestExtra, state string)
 }
 
