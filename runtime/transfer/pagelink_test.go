@@ -372,3 +372,36 @@ func TestUploadPageLinkNotAnInputResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadPageLinkTwiceInOneCall: a call that names the page's file URI
+// in two items of a list argument gets the file in both: the call takes
+// it, once, and does not refuse itself (which would end the call and lose
+// the file for good); the next call is refused.
+func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_list"}, func(ctx context.Context, req *mcp.CallToolRequest, in testtypes.BulkArgs) (*mcp.CallToolResult, pageAnswer, error) {
+		if len(in.Files) > 0 {
+			return nil, pageAnswer{Action: "files", Size: int64(len(in.Files))}, nil
+		}
+		_, pending, err := runtime.ElicitUpload[testtypes.PageForm](ctx, req, "Please choose a text.", &runtime.ElicitOptions[testtypes.PageForm]{Arg: "files"})
+		return pending, pageAnswer{}, err
+	})
+	call := func(args map[string]any) *mcp.CallToolResult {
+		res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_list", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := call(map[string]any{})
+	uri := regexp.MustCompile(`mcp-file:[^"]*`).FindString(res.Content[0].(*mcp.TextContent).Text)
+	if code, html := uploadThroughPage(t, res.Content[1].(*mcp.ResourceLink).URI, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	if a := answerOf(t, call(map[string]any{"files": []string{uri, uri}})); a.Size != 2 {
+		t.Errorf("a call naming the page twice: %+v, want its two files", a)
+	}
+	if res := call(map[string]any{"files": []string{uri}}); !res.IsError || !strings.Contains(mcptest.Text(t, res), "an earlier call took already") {
+		t.Errorf("the next call: %s, want it refused", mcptest.Text(t, res))
+	}
+}

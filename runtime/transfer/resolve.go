@@ -26,6 +26,9 @@ type resolver struct {
 	progressToken any
 	// tool is the tool called; "" for other requests.
 	tool string
+	// took holds the file IDs of the pages whose files this call took
+	// (named in its arguments): a page named twice is taken once.
+	took map[string]bool
 	// awaited is the file URI of the page AwaitPage last waited for: the
 	// call's own page (runtime.ElicitUpload), not one named in an argument.
 	awaited string
@@ -120,10 +123,14 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	if len(params) == 0 {
 		params = nil
 	}
-	if pageArg {
+	if pageArg && !r.took[ref.FileID] {
 		if err := c.takePage(ctx, arg, ref, m); err != nil {
 			return hook.Resolved{}, err
 		}
+		if r.took == nil {
+			r.took = map[string]bool{}
+		}
+		r.took[ref.FileID] = true
 	}
 	st, id, size := c.Store, ref.FileID, m.Size
 	if r.reads != nil && c.ReadFileTTL > 0 {
