@@ -102,6 +102,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = context.WithValue(ctx, toolPlanKey{}, plan) // for ElicitUpload's Arg
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
 			return errorResult(err), nil

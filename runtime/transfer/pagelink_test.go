@@ -373,10 +373,11 @@ func TestUploadPageLinkNotAnInputResponse(t *testing.T) {
 	}
 }
 
-// TestUploadPageLinkTwiceInOneCall: a call that names the page's file URI
-// in two items of a list argument gets the file in both: the call takes
-// it, once, and does not refuse itself (which would end the call and lose
-// the file for good); the next call is refused.
+// TestUploadPageLinkTwiceInOneCall: for a list argument the link result
+// says to send the page's file URI as a list of one. A call that names it
+// in two items gets the file in both: the call takes it, once, and does
+// not refuse itself (which would end the call and lose the file for good);
+// the next call is refused.
 func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
 	s := pageServer(t, transfer.Options{}, nil)
 	runtime.AddTool(s, &mcp.Tool{Name: "ask_list"}, func(ctx context.Context, req *mcp.CallToolRequest, in testtypes.BulkArgs) (*mcp.CallToolResult, pageAnswer, error) {
@@ -394,7 +395,11 @@ func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
 		return res
 	}
 	res := call(map[string]any{})
-	uri := regexp.MustCompile(`mcp-file:[^"]*`).FindString(res.Content[0].(*mcp.TextContent).Text)
+	m := regexp.MustCompile(`\{"files":\["(mcp-file:[^"]*)"\]\}`).FindStringSubmatch(res.Content[0].(*mcp.TextContent).Text)
+	if m == nil {
+		t.Fatalf("the link result %q does not tell the model to send the page's file URI as a list of one", mcptest.Text(t, res))
+	}
+	uri := m[1]
 	if code, html := uploadThroughPage(t, res.Content[1].(*mcp.ResourceLink).URI, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
 		t.Fatalf("upload through the page: %d\n%s", code, html)
 	}
@@ -403,5 +408,23 @@ func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
 	}
 	if res := call(map[string]any{"files": []string{uri}}); !res.IsError || !strings.Contains(mcptest.Text(t, res), "an earlier call took already") {
 		t.Errorf("the next call: %s, want it refused", mcptest.Text(t, res))
+	}
+}
+
+// TestUploadPageLinkArgChecked: an ElicitOptions.Arg that names no file
+// argument of the tool fails the call with a text for the server's author,
+// instead of telling the model to send what the tool refuses.
+func TestUploadPageLinkArgChecked(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_typo"}, func(ctx context.Context, req *mcp.CallToolRequest, in testtypes.PageArgs) (*mcp.CallToolResult, pageAnswer, error) {
+		_, pending, err := runtime.ElicitUpload[testtypes.PageForm](ctx, req, "Please.", &runtime.ElicitOptions[testtypes.PageForm]{Arg: "fiel"})
+		return pending, pageAnswer{}, err
+	})
+	res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_typo", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mcptest.Text(t, res), `names "fiel", which is no file argument of the tool "ask_typo"`; !res.IsError || !strings.Contains(got, want) {
+		t.Errorf("%q, want an error saying %q", got, want)
 	}
 }
