@@ -377,7 +377,8 @@ func TestUploadPageLinkNotAnInputResponse(t *testing.T) {
 // says to send the page's file URI as a list of one. A call that names it
 // in two items gets the file in both: the call takes it, once, and does
 // not refuse itself (which would end the call and lose the file for good);
-// the next call is refused.
+// the next call is refused. A call refused for another of its arguments
+// takes nothing.
 func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
 	s := pageServer(t, transfer.Options{}, nil)
 	runtime.AddTool(s, &mcp.Tool{Name: "ask_list"}, func(ctx context.Context, req *mcp.CallToolRequest, in testtypes.BulkArgs) (*mcp.CallToolResult, pageAnswer, error) {
@@ -402,6 +403,10 @@ func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
 	uri := m[1]
 	if code, html := uploadThroughPage(t, res.Content[1].(*mcp.ResourceLink).URI, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
 		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	// A call whose other argument is refused does not take the file.
+	if res := call(map[string]any{"files": []string{uri, alterChar(uri, len(uri)/2)}}); !res.IsError || !strings.Contains(mcptest.Text(t, res), "Argument 'files[1]'") {
+		t.Errorf("a call with an altered URI besides the page's: %s, want the altered one refused", mcptest.Text(t, res))
 	}
 	if a := answerOf(t, call(map[string]any{"files": []string{uri, uri}})); a.Size != 2 {
 		t.Errorf("a call naming the page twice: %+v, want its two files", a)

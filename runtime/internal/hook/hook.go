@@ -67,6 +67,12 @@ type Resolver interface {
 	// just returned, the call's own, is resolved as it is.
 	Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (Resolved, error)
 
+	// GiveBack gives back the files of the upload pages that the call's
+	// arguments took (Resolve), when the call was refused for its
+	// arguments before any handler saw them: a retry with the arguments
+	// put right may take them.
+	GiveBack(ctx context.Context)
+
 	// Declare records that the server takes the files of schema, an
 	// elicitation form it is about to send: files/authorizeUpload then
 	// authorizes what the form's files allow.
