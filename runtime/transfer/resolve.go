@@ -27,7 +27,8 @@ type resolver struct {
 	// tool is the tool called; "" for other requests.
 	tool string
 	// took holds the file IDs of the pages whose files this call took
-	// (named in its arguments): a page named twice is taken once.
+	// (named in its arguments or a form's answer): a page named twice is
+	// taken once, and GiveBack gives them back.
 	took map[string]bool
 	// awaited is the file URI of the page AwaitPage last waited for: the
 	// call's own page (runtime.ElicitUpload), not one named in an argument.
