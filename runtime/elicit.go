@@ -53,10 +53,12 @@ type ElicitOptions[T any] struct {
 	// URL-mode elicitation gets the upload page. Default: [HandoverLink].
 	Handover PageHandover
 	// Arg, for [ElicitUpload], names an upload-capable file argument of
-	// the tool (transfer=upload, or no transfer modes) through which the
-	// retry of a client without URL-mode elicitation may bring the page
-	// back: the page's link result tells the model to call the tool again
-	// with this argument set to the page's file URI, which the call then
+	// the tool (transfer=upload, or no transfer modes; no form=) through
+	// which the retry of a client without URL-mode elicitation may bring
+	// the page back (ElicitUpload fails when a tool added with [AddTool]
+	// has no such argument): the page's link result tells the model to
+	// call the tool again with this argument set to the page's file URI
+	// (for a list of files, a list of one), which the call then
 	// resolves (waiting for an upload still running) before the handler
 	// runs, and takes once. A handler given the argument uses that file
 	// and asks for none. It is how an anonymous caller whose requests

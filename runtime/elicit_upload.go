@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"weak"
@@ -228,6 +229,12 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 	if opts != nil {
 		handover, arg = opts.Handover, opts.Arg
 	}
+	list := false
+	if arg != "" {
+		if list, err = argOfTool(ctx, req.Params.Name, arg); err != nil {
+			return ans, nil, err
+		}
+	}
 	var done func(string)
 	if handover == HandoverError {
 		ss := weak.Make(req.Session) // the page need not keep the session alive
@@ -242,6 +249,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		return ans, nil, err
 	}
 	if p.Done || p.Uploading {
+		key.Reuse = true // a link's page
 		uri, err := r.AwaitPage(ctx, extra, key, p.State, progress)
 		if err != nil {
 			return ans, nil, err
@@ -252,7 +260,32 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 	if handover == HandoverError {
 		return ans, nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{params(p)})
 	}
-	return ans, linkResult(req.Params.Name, message, arg, pf.file, p), nil
+	return ans, linkResult(req.Params.Name, message, arg, list, pf.file, p), nil
+}
+
+// toolPlanKey is the context key of the file plan of the tool called
+// (a *filePlan), set by the handler AddTool registers.
+type toolPlanKey struct{}
+
+// argOfTool checks that arg, ElicitOptions.Arg, names a file argument of
+// the tool called that takes a page's file URI (an upload-capable URI
+// string), and reports whether it is a list. A tool not added with
+// AddTool is not checked.
+func argOfTool(ctx context.Context, tool, arg string) (list bool, err error) {
+	plan, _ := ctx.Value(toolPlanKey{}).(*filePlan)
+	if plan == nil {
+		return false, nil
+	}
+	for _, f := range plan.fields {
+		if f.arg != arg {
+			continue
+		}
+		if f.file.Form != "" || (len(f.file.TransferModes) > 0 && !slices.Contains(f.file.TransferModes, "upload")) {
+			return false, fmt.Errorf("runtime.ElicitUpload: ElicitOptions.Arg names the argument %q of the tool %q, which takes no uploaded file's URI (it needs transfer=upload, or no transfer modes, and no form=)", arg, tool)
+		}
+		return f.kind == slice, nil
+	}
+	return false, fmt.Errorf("runtime.ElicitUpload: ElicitOptions.Arg names %q, which is no file argument of the tool %q", arg, tool)
 }
 
 // A PageHandover says how [ElicitUpload] hands its upload page to a client
@@ -278,17 +311,26 @@ const (
 // linkResult is ElicitUpload's answer to a client without URL-mode
 // elicitation: the page p as a link for the model to pass on, for the
 // file d describes, asked by tool with message; arg, when not "", is the
-// argument through which the retry brings the page back.
-func linkResult(tool, message, arg string, d descriptor.File, p hook.Page) *mcp.CallToolResult {
+// argument through which the retry brings the page back (in a list of one
+// when list).
+func linkResult(tool, message, arg string, list bool, d descriptor.File, p hook.Page) *mcp.CallToolResult {
 	var b strings.Builder
-	fmt.Fprintf(&b, "This tool needs a file from the person, uploaded in their browser: it is not sent in this conversation. ")
-	fmt.Fprintf(&b, "Give the person this link to open: %s\n", p.URL)
+	if p.Again { // an earlier call handed the page out: it may be open already
+		fmt.Fprintf(&b, "No file has been uploaded through the page yet. The person may have it open already and choose the file there; if they have not opened it, give them this link again: %s\n", p.URL)
+	} else {
+		fmt.Fprintf(&b, "This tool needs a file from the person, uploaded in their browser: it is not sent in this conversation. ")
+		fmt.Fprintf(&b, "Give the person this link to open: %s\n", p.URL)
+	}
 	fmt.Fprintf(&b, "On that page they choose the file (%s, up to %s).\n", acceptedText(d.Accept), sizeText(d.Limit(DefaultMaxSize)))
 	if message != "" {
 		fmt.Fprintf(&b, "The page tells them: %q\n", message)
 	}
 	if arg != "" {
-		call, _ := json.Marshal(map[string]string{arg: p.State})
+		var value any = p.State
+		if list {
+			value = []string{p.State}
+		}
+		call, _ := json.Marshal(map[string]any{arg: value})
 		fmt.Fprintf(&b, "When they say the upload is done, call %s again with the same arguments and %s. ", tool, call)
 		fmt.Fprintf(&b, "That value is good for this one upload; do not use it for anything else. ")
 	} else {

@@ -102,8 +102,12 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = context.WithValue(ctx, toolPlanKey{}, plan) // for ElicitUpload's Arg
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
+			if r, _ := hook.ResolverFrom(ctx); r != nil {
+				r.GiveBack(ctx) // no handler saw what was resolved
+			}
 			return errorResult(err), nil
 		}
 		res, o, err := h(ctx, req, v)

@@ -52,7 +52,7 @@ func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state
 		return
 	}
 	ref, le := c.checkFileURI(state, owner)
-	if le != nil {
+	if le != nil || isLinkPage(ref.FileID) { // a link's page ends by expiring: whoever saw the link may not end it
 		return
 	}
 	if p := c.pages.get(ref.FileID); p != nil {
@@ -87,6 +87,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 			hp := p.hp
 			hp.Done = p.isFinished()
 			hp.Uploading = !hp.Done && p.uploading.Load() > 0
+			hp.Again = true
 			return hp, nil
 		}
 	}
@@ -99,7 +100,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		return hook.Page{}, fmt.Errorf("the file may be up to %d bytes, more than the %d bytes of uploaded files a caller may hold (transfer.Options.Quota): raise the quota, or lower the form's maxSize", total, c.Quota)
 	}
 	expires := now.Add(c.PageTTL).Truncate(time.Second)
-	id := pageFileID(hk.Tool, hk.ID)
+	id := pageFileID(hk.Tool, hk.ID, hk.Reuse)
 	// The page's URL is shown to people and kept in browsers' histories:
 	// the principal and the message travel in it sealed, unreadable.
 	sealedOwner, err := c.Keys.Seal(owner)
@@ -159,19 +160,51 @@ func parsePageAsk(s string) (tool, message string) {
 }
 
 // pageFileID returns a new file ID for an upload page of the input
-// request id of tool: "page_", a digest of the two, "_" and a random part.
-// The file URI of a page is the state its retry brings back: the prefix
-// keeps AwaitPage from taking an uploaded file's URI for one, and the
-// digest from taking the page of another tool or input request.
-func pageFileID(tool, id string) string {
+// request id of tool: "page_", a digest of the tool, one of the two, "_",
+// for a page handed over as a link (link: one found again by its key)
+// "link_", and a random part. The file URI of a page is the state its
+// retry brings back: the prefix keeps AwaitPage from taking an uploaded
+// file's URI for one, the digests from taking the page of another tool or
+// input request, and Resolve from giving a page's file to another tool's
+// argument; "link_" keeps the file URI of a link, which the model sees and
+// may send back in an argument that takes the file once, from serving as
+// the requestState of a URL-mode input request, which takes it as often
+// as it is sent.
+func pageFileID(tool, id string, link bool) string {
+	if link {
+		return pagePrefix + pageBinding(tool, id) + "_" + linkPart + rand.Text()
+	}
 	return pagePrefix + pageBinding(tool, id) + "_" + rand.Text()
 }
 
-const pagePrefix = "page_"
+const (
+	pagePrefix = "page_"
+	linkPart   = "link_"
+)
+
+// isLinkPage reports whether the file ID of a page is of one handed over
+// as a link (see pageFileID).
+func isLinkPage(fileID string) bool {
+	rest, _ := strings.CutPrefix(fileID, pagePrefix)
+	_, rnd, _ := strings.Cut(rest, "_")
+	return strings.HasPrefix(rnd, linkPart)
+}
 
 func pageBinding(tool, id string) string {
 	sum := sha256.Sum256([]byte(strconv.Quote(tool) + strconv.Quote(id)))
-	return hex.EncodeToString(sum[:8]) // no "_", which ends it in the ID
+	return toolBinding(tool) + hex.EncodeToString(sum[:8]) // no "_", which ends it in the ID
+}
+
+func toolBinding(tool string) string {
+	sum := sha256.Sum256([]byte(strconv.Quote(tool)))
+	return hex.EncodeToString(sum[:4])
+}
+
+// pageOfTool reports whether the file ID fileID is of a page of tool, for
+// any input request.
+func pageOfTool(fileID, tool string) bool {
+	rest, ok := strings.CutPrefix(fileID, pagePrefix)
+	return ok && strings.HasPrefix(rest, toolBinding(tool))
 }
 
 // pageOf reports whether the file ID fileID is of a page of the input
@@ -193,7 +226,7 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 	switch {
 	case le != nil && le.problem == uriExpired:
 		return "", errPageExpired
-	case le != nil || !pageOf(ref.FileID, hk.Tool, hk.ID):
+	case le != nil || !pageOf(ref.FileID, hk.Tool, hk.ID) || isLinkPage(ref.FileID) != hk.Reuse:
 		return "", errors.New("the upload page named in this call's requestState is not one this server gave this caller for this tool and input request; call the tool again without it")
 	}
 	uri, err := c.awaitPage(ctx, ref, state, progress)

@@ -6,19 +6,27 @@ import (
 )
 
 // TestPageFileID: a page's file ID names the tool and input request it was
-// minted for, and no other, whatever characters its parts hold.
+// minted for, and no other, whatever characters its parts hold; and the
+// tool alone (pageOfTool, for a page's file URI in an argument).
 func TestPageFileID(t *testing.T) {
 	for i := range 2000 {
 		tool, id := "ask", "file"
 		if i%2 == 1 {
 			tool, id = "import_archive", "a_b-c"
 		}
-		fid := pageFileID(tool, id)
+		link := i%4 < 2
+		fid := pageFileID(tool, id, link)
+		if isLinkPage(fid) != link {
+			t.Fatalf("isLinkPage(%q) = %v, want %v", fid, !link, link)
+		}
 		if !pageOf(fid, tool, id) {
 			t.Fatalf("pageOf(%q, %q, %q) = false for its own page", fid, tool, id)
 		}
 		if pageOf(fid, tool+"x", id) || pageOf(fid, tool, id+"x") || pageOf("file_"+fid[len(pagePrefix):], tool, id) {
 			t.Fatalf("pageOf(%q) took another tool's or input request's page, or an uploaded file", fid)
+		}
+		if !pageOfTool(fid, tool) || pageOfTool(fid, tool+"x") || pageOfTool(fid, "") || pageOfTool("file_"+fid[len(pagePrefix):], tool) {
+			t.Fatalf("pageOfTool(%q, %q) is wrong for its own tool, another tool, or an uploaded file", fid, tool)
 		}
 	}
 }

@@ -11,7 +11,9 @@ package transfer
 // file URI is; resolving it as an argument waits, with progress, for an
 // upload still running, and takes the file once: a second call with the
 // same URI is refused, on every replica (the store's create-if-absent
-// decides).
+// decides), as is a call of another tool (the page named the tool that
+// asks, so its file goes to no other). A call refused for its arguments
+// before its handler ran gives the file back (GiveBack).
 
 import (
 	"context"
@@ -70,6 +72,18 @@ func (c *config) takePage(ctx context.Context, arg string, ref token.FileRef, m 
 		return fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
 	return nil
+}
+
+// GiveBack deletes the markers of the pages this call took (see
+// hook.Resolver): its arguments were refused, and no handler has the
+// files.
+func (r *resolver) GiveBack(ctx context.Context) {
+	for id := range r.took {
+		if err := r.c.Store.Delete(context.WithoutCancel(ctx), id+takenSuffix); err != nil && !errors.Is(err, store.ErrNotFound) {
+			logInternal(r.c.ErrorLog, ctx, "giving back an upload page's file", "store delete", err)
+		}
+	}
+	r.took = nil
 }
 
 // progress returns what reports the progress of an upload the call waits

@@ -255,3 +255,181 @@ func TestUploadPageLinkPrincipal(t *testing.T) {
 		t.Errorf("alice's retry in another session: %+v, want the text file", a)
 	}
 }
+
+// TestUploadPageLinkOtherTool: the page's file URI is good only for the
+// tool whose page it is: the page told the person which tool asks, so a
+// call of another tool of the server that names it is refused, and does
+// not take the file from the tool that asked.
+func TestUploadPageLinkOtherTool(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "other"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.PageArgs) (*mcp.CallToolResult, pageAnswer, error) {
+		if in.File == nil {
+			return nil, pageAnswer{}, nil
+		}
+		return readAnswer(*in.File, pageAnswer{Action: "other"})
+	})
+	call := func(tool string, args map[string]any) *mcp.CallToolResult {
+		res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	page, uri := linkOf(t, call("ask_link", map[string]any{}))
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	res := call("other", map[string]any{"file": uri})
+	if got := mcptest.Text(t, res); !res.IsError || !strings.Contains(got, "another tool of this server asked for") || strings.Contains(got, "mcp-file:") {
+		t.Errorf("another tool's call with the page's file URI: %q (isError %v), want it refused", got, res.IsError)
+	}
+	if a := answerOf(t, call("ask_link", map[string]any{"file": uri})); a.Size != int64(len(pageText)) || a.SHA256 != digest(pageText) {
+		t.Errorf("the asking tool's retry after another tool's: %+v, want the text file", a)
+	}
+}
+
+// TestUploadPageLinkTakenOnceRace: retries that send back the page's file
+// URI at the same time get the file once between them.
+func TestUploadPageLinkTakenOnceRace(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	page, uri := linkOf(t, callLink(t, inMemory(t, s, nil, "2026-07-28"), map[string]any{}))
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	const n = 8
+	sessions := make([]*mcp.ClientSession, n)
+	for i := range sessions {
+		sessions[i] = inMemory(t, s, nil, "2026-07-28")
+	}
+	var wg sync.WaitGroup
+	results := make([]*mcp.CallToolResult, n)
+	for i := range n {
+		wg.Go(func() { results[i] = callLink(t, sessions[i], map[string]any{"file": uri}) })
+	}
+	wg.Wait()
+	got := 0
+	for _, res := range results {
+		switch text := mcptest.Text(t, res); {
+		case !res.IsError:
+			got++
+		case !strings.Contains(text, "an earlier call took already"):
+			t.Errorf("a losing retry: %q, want it told the file was taken", text)
+		}
+	}
+	if got != 1 {
+		t.Errorf("%d of %d concurrent retries got the file, want 1", got, n)
+	}
+}
+
+// TestUploadPageLinkAgain: a retry before the upload is told that no file
+// has arrived yet and that the page it gave may already be open, not only
+// to hand the link over as if for the first time.
+func TestUploadPageLinkAgain(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	cs := inMemory(t, s, nil, "2025-11-25")
+	first := callLink(t, cs, map[string]any{})
+	linkOf(t, first)
+	if text := first.Content[0].(*mcp.TextContent).Text; strings.Contains(text, "yet") {
+		t.Errorf("the first link result %q speaks of an earlier one", text)
+	}
+	again := callLink(t, cs, map[string]any{})
+	linkOf(t, again)
+	if text := again.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "No file has been uploaded through the page yet") {
+		t.Errorf("the retry's link result %q does not say that no file has arrived yet", text)
+	}
+}
+
+// TestUploadPageLinkNotAnInputResponse: the page's file URI, which the
+// link result shows the model, is taken once through the argument; a call
+// that sends it back as the requestState of an answered URL-mode input
+// request instead is refused, before and after the file was taken, and
+// its decline does not close the page.
+func TestUploadPageLinkNotAnInputResponse(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	page, uri := linkOf(t, callLink(t, inMemory(t, s, nil, "2026-07-28"), map[string]any{}))
+	answer := func(action string) *mcp.CallToolResult {
+		res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{
+			Name: "ask_link", Arguments: map[string]any{}, RequestState: "mcpfile.upload/file/" + uri,
+			InputResponses: mcp.InputResponseMap{"file": &mcp.ElicitResult{Action: action}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	answer("decline")
+	if code, html := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page after a forged decline: %d\n%s", code, html)
+	}
+	for _, when := range []string{"before", "after"} {
+		if res := answer("accept"); !res.IsError {
+			t.Errorf("the page's file URI as requestState %s the file was taken: %s, want it refused", when, mcptest.Text(t, res))
+		}
+		if when == "before" {
+			if a := answerOf(t, callLink(t, inMemory(t, s, nil, "2026-07-28"), map[string]any{"file": uri})); a.SHA256 != digest(pageText) {
+				t.Errorf("the retry with the argument: %+v, want the text file", a)
+			}
+		}
+	}
+}
+
+// TestUploadPageLinkTwiceInOneCall: for a list argument the link result
+// says to send the page's file URI as a list of one. A call that names it
+// in two items gets the file in both: the call takes it, once, and does
+// not refuse itself (which would end the call and lose the file for good);
+// the next call is refused. A call refused for another of its arguments
+// takes nothing.
+func TestUploadPageLinkTwiceInOneCall(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_list"}, func(ctx context.Context, req *mcp.CallToolRequest, in testtypes.BulkArgs) (*mcp.CallToolResult, pageAnswer, error) {
+		if len(in.Files) > 0 {
+			return nil, pageAnswer{Action: "files", Size: int64(len(in.Files))}, nil
+		}
+		_, pending, err := runtime.ElicitUpload[testtypes.PageForm](ctx, req, "Please choose a text.", &runtime.ElicitOptions[testtypes.PageForm]{Arg: "files"})
+		return pending, pageAnswer{}, err
+	})
+	call := func(args map[string]any) *mcp.CallToolResult {
+		res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_list", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := call(map[string]any{})
+	m := regexp.MustCompile(`\{"files":\["(mcp-file:[^"]*)"\]\}`).FindStringSubmatch(res.Content[0].(*mcp.TextContent).Text)
+	if m == nil {
+		t.Fatalf("the link result %q does not tell the model to send the page's file URI as a list of one", mcptest.Text(t, res))
+	}
+	uri := m[1]
+	if code, html := uploadThroughPage(t, res.Content[1].(*mcp.ResourceLink).URI, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, html)
+	}
+	// A call whose other argument is refused does not take the file.
+	if res := call(map[string]any{"files": []string{uri, alterChar(uri, len(uri)/2)}}); !res.IsError || !strings.Contains(mcptest.Text(t, res), "Argument 'files[1]'") {
+		t.Errorf("a call with an altered URI besides the page's: %s, want the altered one refused", mcptest.Text(t, res))
+	}
+	if a := answerOf(t, call(map[string]any{"files": []string{uri, uri}})); a.Size != 2 {
+		t.Errorf("a call naming the page twice: %+v, want its two files", a)
+	}
+	if res := call(map[string]any{"files": []string{uri}}); !res.IsError || !strings.Contains(mcptest.Text(t, res), "an earlier call took already") {
+		t.Errorf("the next call: %s, want it refused", mcptest.Text(t, res))
+	}
+}
+
+// TestUploadPageLinkArgChecked: an ElicitOptions.Arg that names no file
+// argument of the tool fails the call with a text for the server's author,
+// instead of telling the model to send what the tool refuses.
+func TestUploadPageLinkArgChecked(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "ask_typo"}, func(ctx context.Context, req *mcp.CallToolRequest, in testtypes.PageArgs) (*mcp.CallToolResult, pageAnswer, error) {
+		_, pending, err := runtime.ElicitUpload[testtypes.PageForm](ctx, req, "Please.", &runtime.ElicitOptions[testtypes.PageForm]{Arg: "fiel"})
+		return pending, pageAnswer{}, err
+	})
+	res, err := inMemory(t, s, nil, "2026-07-28").CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_typo", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mcptest.Text(t, res), `names "fiel", which is no file argument of the tool "ask_typo"`; !res.IsError || !strings.Contains(got, want) {
+		t.Errorf("%q, want an error saying %q", got, want)
+	}
+}

@@ -81,6 +81,7 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 				if method == "tools/call" {
 					if creq, ok := req.(*mcp.CallToolRequest); ok && creq.Params != nil {
 						res.progressToken = creq.Params.GetProgressToken()
+						res.tool = creq.Params.Name
 					}
 					res.reads = new(callReads)
 					defer func() {

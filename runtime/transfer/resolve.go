@@ -24,6 +24,12 @@ type resolver struct {
 	reads   *callReads         // the files a tools/call resolved; nil for other requests
 	// progressToken is the tools/call's progress token; nil for none.
 	progressToken any
+	// tool is the tool called; "" for other requests.
+	tool string
+	// took holds the file IDs of the pages whose files this call took
+	// (named in its arguments or a form's answer): a page named twice is
+	// taken once, and GiveBack gives them back.
+	took map[string]bool
 	// awaited is the file URI of the page AwaitPage last waited for: the
 	// call's own page (runtime.ElicitUpload), not one named in an argument.
 	awaited string
@@ -66,6 +72,10 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	ref, m, le := c.lookup(ctx, uri, owner)
 	pageArg := le == nil || le.problem == uriMissing
 	pageArg = pageArg && isPageFile(ref.FileID) && uri != r.awaited // an argument names a page
+	if pageArg && !pageOfTool(ref.FileID, r.tool) {
+		// The page told the person which tool asks: its file goes to no other.
+		return fail("it names an upload page that another tool of this server asked for; a page's file goes only to the tool that asked for it")
+	}
 	if pageArg && le != nil {
 		if err := r.awaitPageArg(ctx, arg, uri, ref); err != nil {
 			return hook.Resolved{}, err
@@ -114,10 +124,14 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	if len(params) == 0 {
 		params = nil
 	}
-	if pageArg {
+	if pageArg && !r.took[ref.FileID] {
 		if err := c.takePage(ctx, arg, ref, m); err != nil {
 			return hook.Resolved{}, err
 		}
+		if r.took == nil {
+			r.took = map[string]bool{}
+		}
+		r.took[ref.FileID] = true
 	}
 	st, id, size := c.Store, ref.FileID, m.Size
 	if r.reads != nil && c.ReadFileTTL > 0 {

@@ -62,9 +62,16 @@ type Resolver interface {
 	// whose text is written for the model, as runtime.Error's are, and
 	// holds nothing of the URI. The file URI of an upload page (a Page's
 	// State) sent back in an argument is waited for while its upload
-	// runs, and gives its file to one call only; the page that AwaitPage
+	// runs, and gives its file to one call only, of the tool that asked
+	// for it; the page that AwaitPage
 	// just returned, the call's own, is resolved as it is.
 	Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (Resolved, error)
+
+	// GiveBack gives back the files of the upload pages that the call's
+	// arguments took (Resolve), when the call was refused for its
+	// arguments before any handler saw them: a retry with the arguments
+	// put right may take them.
+	GiveBack(ctx context.Context)
 
 	// Declare records that the server takes the files of schema, an
 	// elicitation form it is about to send: files/authorizeUpload then
@@ -85,7 +92,8 @@ type Resolver interface {
 	NewPage(ctx context.Context, extra *mcp.RequestExtra, key PageKey, d descriptor.File, message string, done func(elicitationID string)) (Page, error)
 
 	// AwaitPage waits until a file has been uploaded through the page
-	// whose State is state, minted for key's tool and input request, and
+	// whose State is state, minted for key's tool and input request (and,
+	// as key.Reuse says, as a page found again by its key or not), and
 	// returns that file's URI, for Resolve. It calls progress, when not
 	// nil, with the bytes received and the most the page takes: throttled
 	// while bytes arrive, and once when the upload is complete. A rejection
@@ -97,7 +105,8 @@ type Resolver interface {
 	// ClosePage tells the resolver that no one will wait for the page
 	// whose State is state (the person declined, or the call ended): it
 	// stops counting as pending and takes no more uploads. A state that is
-	// not the caller's is ignored.
+	// not the caller's, or of a page found again by its key (Reuse), whose
+	// State whoever read the link result has, is ignored.
 	ClosePage(ctx context.Context, extra *mcp.RequestExtra, state string)
 }
 
@@ -117,6 +126,7 @@ type Page struct {
 	State         string // what AwaitPage takes: opaque, signed, safe to hand to the client; the file URI of the page's upload
 	Done          bool   // a file has been uploaded through it already
 	Uploading     bool   // a file is being uploaded through it (in this process) now
+	Again         bool   // found again under its key (Reuse): an earlier call handed it out already
 }
 
 type resolverKey struct{}
