@@ -231,6 +231,8 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 				return uploaded(m.Size)
 			}
 			return "", errPageExpired
+		case <-c.pages.down:
+			return "", errShuttingDown
 		case <-ctx.Done():
 			return "", fmt.Errorf("the tool call ended while waiting for the upload page: %w", context.Cause(ctx))
 		}
