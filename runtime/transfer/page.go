@@ -55,9 +55,16 @@ func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state
 	if le != nil {
 		return
 	}
-	if p := c.pages.get(ref.FileID); p != nil {
+	p := c.pages.get(ref.FileID)
+	if p != nil {
 		p.finish(0, errPageClosed)
+		if p.err != errPageClosed && p.err != errShuttingDown {
+			return // it had ended before: uploaded, or marked by the replica that took its upload
+		}
+	} else if _, err := c.Store.Stat(ctx, ref.FileID); err == nil {
+		return // uploaded
 	}
+	c.markEnded(ctx, ref.FileID, ref.Expires.Add(-c.FileTTL), errPageClosed) // for the other replicas
 }
 
 var errPageClosed = errors.New("the person declined to upload a file through the page")
@@ -196,12 +203,16 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 		if m, err := c.Store.Stat(ctx, ref.FileID); err == nil {
 			return uploaded(m.Size)
 		}
+		if err := c.endedMark(ctx, ref.FileID); err != nil {
+			return "", err
+		}
 	}
 	poll := time.NewTicker(pagePoll)
 	defer poll.Stop()
 	deadline := time.NewTimer(max(pageExpires.Sub(c.Now()), 0))
 	defer deadline.Stop()
 	var reported int64
+	marks := 0 // the progress markers read
 	for {
 		select {
 		case <-finished:
@@ -221,6 +232,20 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 			}
 			if !errors.Is(err, store.ErrNotFound) {
 				logInternal(c.ErrorLog, ctx, "waiting for an upload page", "store stat", err)
+			}
+			// What the replica that takes the upload marked (pagemarks.go).
+			if err := c.endedMark(ctx, ref.FileID); err != nil {
+				if p != nil {
+					p.finish(0, err)
+				}
+				return "", err
+			}
+			if progress != nil && (p == nil || p.uploading.Load() == 0) {
+				var n, limit int64
+				var ok bool
+				if n, limit, marks, ok = c.progressMarks(ctx, ref.FileID, marks); ok {
+					progress(n, limit)
+				}
 			}
 		case <-deadline.C:
 			if p != nil && p.uploading.Load() > 0 && c.Now().Before(p.uploadDeadline) {
