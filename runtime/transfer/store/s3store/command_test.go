@@ -5,10 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"net/textproto"
 	"net/url"
 	"os"
 	"os/exec"
@@ -225,6 +229,158 @@ func TestCommandOnS3Replicas(t *testing.T) {
 				t.Errorf("import_archive on replica 1, uploaded through replica 2: isError=%v %q, want the file's digest", res.IsError, text)
 			}
 		})
+	}
+}
+
+// TestCommandOnS3ReplicasAgreeOnPages: two analyze_document processes on
+// one bucket agree on import_archive's upload pages through the markers
+// they keep in it: a page declined on one answers 410 on the other, and
+// the replica running the call sees the progress of an upload that the
+// other takes, and that it broke off.
+func TestCommandOnS3ReplicasAgreeOnPages(t *testing.T) {
+	gw := server(t, "http")
+	replicas, target, _ := s3Replicas(t, gw)
+	target.Store(1) // every page request goes to the replica that did not mint the page
+
+	t.Run("declined", func(t *testing.T) {
+		shown := make(chan string, 1)
+		opts := pageClient(nil)
+		opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			shown <- req.Params.URL
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		cs := connectReplica(t, replicas[0], opts, "2025-11-25")
+		res := mcptest.Call(t, cs, "import_archive", map[string]any{})
+		if text := mcptest.Text(t, res); !strings.Contains(text, "declined") {
+			t.Fatalf("import_archive answered %q, want that the person declined", text)
+		}
+		pageURL := <-shown
+		deadline := time.Now().Add(time.Minute)
+		for {
+			p, err := mcptest.OpenUploadPage(nil, pageURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Status == http.StatusGone {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the page on the other replica answers %d a minute after it was declined, want 410\n%s", p.Status, p.HTML)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+
+	// callWaiting calls import_archive on replica 1 with a progress token;
+	// it returns the page shown, the progress reported and the answer.
+	callWaiting := func(t *testing.T) (string, <-chan float64, <-chan *mcp.CallToolResult) {
+		shown := make(chan string, 1)
+		progressed := make(chan float64, 256)
+		opts := pageClient(func(e *mcp.ElicitParams) { shown <- e.URL })
+		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			progressed <- r.Params.Progress
+		}
+		cs := connectReplica(t, replicas[0], opts, "2025-11-25")
+		params := &mcp.CallToolParams{Name: "import_archive", Arguments: map[string]any{}}
+		params.SetProgressToken("s3")
+		out := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, err := cs.CallTool(t.Context(), params)
+			if err != nil {
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "call failed: " + err.Error()}}}
+			}
+			out <- res
+		}()
+		return <-shown, progressed, out
+	}
+
+	t.Run("progress", func(t *testing.T) {
+		pageURL, progressed, out := callWaiting(t)
+		archive := bytes.Repeat([]byte("bytes that land on the other replica\n"), 30000) // 1.1 MB
+		half := len(archive) / 2
+		post, finish := startPost(t, pageURL, "far.txt", "text/plain", archive[:half])
+		select {
+		case got := <-progressed:
+			if got <= 0 || got >= float64(len(archive)) {
+				t.Errorf("progress %v while %d of %d bytes were sent", got, half, len(archive))
+			}
+		case res := <-out:
+			t.Fatalf("the call ended before the upload did: %s", mcptest.Text(t, res))
+		case <-time.After(time.Minute):
+			t.Fatal("no progress reached the call a minute after half the file went to the other replica")
+		}
+		finish(archive[half:])
+		if code := <-post; code != http.StatusCreated {
+			t.Fatalf("the post answered %d", code)
+		}
+		sum := sha256.Sum256(archive)
+		if res := <-out; res.IsError || !strings.Contains(mcptest.Text(t, res), "sha256:"+hex.EncodeToString(sum[:])) {
+			t.Errorf("import_archive answered isError=%v %q, want the file's digest", res.IsError, mcptest.Text(t, res))
+		}
+	})
+
+	t.Run("broke off", func(t *testing.T) {
+		pageURL, _, out := callWaiting(t)
+		post, finish := startPost(t, pageURL, "half.txt", "text/plain", bytes.Repeat([]byte("t"), 20000))
+		finish(nil)
+		<-post
+		select {
+		case res := <-out:
+			if !res.IsError || !strings.Contains(mcptest.Text(t, res), "broke off") {
+				t.Errorf("import_archive answered %q, want an error that the upload broke off", mcptest.Text(t, res))
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the call did not end a minute after its upload broke off on the other replica")
+		}
+	})
+}
+
+// startPost opens the page and starts posting its form with a file whose
+// first bytes are first; finish(rest) sends the rest and ends the body,
+// or, with rest nil, breaks the body off. post receives the status (0
+// when the connection broke).
+func startPost(t *testing.T, pageURL, name, mediaType string, first []byte) (post <-chan int, finish func(rest []byte)) {
+	t.Helper()
+	p, err := mcptest.OpenUploadPage(nil, pageURL)
+	if err != nil || p.Status != http.StatusOK {
+		t.Fatalf("GET the page: %d %v\n%s", p.Status, err, p.HTML)
+	}
+	var head bytes.Buffer
+	mw := multipart.NewWriter(&head)
+	mw.WriteField("token", p.Token)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
+	h.Set("Content-Type", mediaType)
+	mw.CreatePart(h)
+	pr, pw := io.Pipe()
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		pw.Write(head.Bytes())
+		pw.Write(first)
+	}()
+	req, _ := http.NewRequest(http.MethodPost, p.Action, pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", mcptest.OriginOf(pageURL))
+	codes := make(chan int, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			codes <- 0
+			return
+		}
+		res.Body.Close()
+		codes <- res.StatusCode
+	}()
+	return codes, func(rest []byte) {
+		<-sent // taken by the transport
+		if rest == nil {
+			pw.CloseWithError(errors.New("the browser was closed"))
+			return
+		}
+		pw.Write(rest)
+		pw.Write([]byte("\r\n--" + mw.Boundary() + "--\r\n"))
+		pw.Close()
 	}
 }
 
