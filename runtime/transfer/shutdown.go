@@ -24,21 +24,24 @@ import (
 //	srv.RegisterOnShutdown(func() { transfer.Shutdown(server) })
 func Shutdown(s *mcp.Server) {
 	if c := configOf(s); c != nil {
-		c.pages.shutdown(errShuttingDown)
+		c.pages.shutdown(errShuttingDown, errNoPagesShuttingDown)
 	}
 }
 
-var errShuttingDown = errors.New("the server is shutting down, so it stopped waiting for the file of the upload page; call the tool again in a moment")
+var (
+	errShuttingDown        = errors.New("the server is shutting down, so it stopped waiting for the file of the upload page; call the tool again in a moment")
+	errNoPagesShuttingDown = errors.New("the server is shutting down, so it makes no upload page; call the tool again in a moment")
+)
 
 // shutdown ends the wait of every pending page with err, and refuses the
-// pages added after it with err.
-func (ps *pages) shutdown(err error) {
+// pages added after it with refuse.
+func (ps *pages) shutdown(err, refuse error) {
 	ps.mu.Lock()
 	if ps.closed != nil {
 		ps.mu.Unlock()
 		return
 	}
-	ps.closed = err
+	ps.closed = refuse
 	close(ps.down)
 	var pending []*page
 	for _, p := range ps.byID {
