@@ -37,7 +37,8 @@ import (
 // Timings of the wait for a page's upload.
 const (
 	// pagePoll is how often a handler waiting for a page's upload asks the
-	// store, for an upload that another replica took.
+	// store for what another replica did: took the upload, marked the page
+	// ended or the upload's progress (pagemarks.go).
 	pagePoll = 2 * time.Second
 	// progressEvery is the least time between two progress notifications.
 	progressEvery = 250 * time.Millisecond
