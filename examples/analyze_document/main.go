@@ -25,10 +25,20 @@
 // the same machine; behind a TLS proxy, set it to the proxy's https URL
 // (the proxy must forward paths unchanged).
 //
-// -store is where uploaded files and exported reports go: a directory
-// (swept of expired files every 10 minutes), or by default a directory
-// under the system's temporary directory. s3://BUCKET is not linked into
-// this command; see the package doc of runtime/transfer/store/s3store.
+// -store is where uploaded files and exported reports go: a directory, or
+// s3://BUCKET (or s3://BUCKET/PREFIX/), a bucket of AWS S3 or of an
+// S3-compatible server (MinIO, R2, Ceph, versitygw), configured by the AWS
+// SDK's environment variables: AWS_ENDPOINT_URL for a server other than
+// AWS (whose bucket is then addressed path-style), AWS_REGION, and
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or a profile, SSO, an
+// instance role…). Either is swept of expired files every 10 minutes.
+// Clients upload straight to the bucket (presigned PUTs). By default a
+// directory under the system's temporary directory. Replicas that share
+// the store, the key and -public-url serve the same clients.
+//
+//	MCPFILE_TRANSFER_KEY=… AWS_ENDPOINT_URL=http://127.0.0.1:7070 AWS_REGION=us-east-1 \
+//	AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… \
+//	go run ./examples/analyze_document -http 127.0.0.1:8080 -store s3://uploads -public-url https://files.example.com/files/
 //
 // -upload-min-rate and -upload-window hold every upload to a minimum rate,
 // in bytes a second, over each window: one that comes slower is cut, and
@@ -59,7 +69,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/examples/analyzedoc"
 	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
@@ -85,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	flags := flag.NewFlagSet(name, flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	addr := flags.String("http", "", "serve streamable HTTP on `host:port`, such as 127.0.0.1:8080 (required)")
-	storeFlag := flags.String("store", "", "keep uploaded files in `dir` (default: a directory under the system's temporary directory)")
+	storeFlag := flags.String("store", "", "keep uploaded files in `dir` or s3://BUCKET[/PREFIX/] (default: a directory under the system's temporary directory)")
 	publicURL := flags.String("public-url", "", "the `URL` clients upload under (default: http://<-http address>/files/)")
 	minRate := flags.Int64("upload-min-rate", transfer.DefaultMinRate, "cut an upload slower than `bytes` a second over a window")
 	window := flags.Duration("upload-window", transfer.DefaultRateWindow, "the `duration` over which an upload is held to the minimum rate")
@@ -172,20 +182,31 @@ func openStore(ctx context.Context, flagValue string, logger *log.Logger) (store
 	case flagValue == "":
 		return nil, nil
 	case strings.HasPrefix(flagValue, "s3://"):
-		return nil, fmt.Errorf("-store %q: S3 needs the separate module github.com/mcpfile/mcpfile/runtime/transfer/store/s3store, which this command does not link so that it needs no AWS SDK: build your server with s3store.New's store as transfer.Options.Store, as the package doc of runtime/transfer/store/s3store shows", flagValue)
+		st, err := openS3(ctx, flagValue)
+		if err != nil {
+			return nil, err
+		}
+		sweep(ctx, st, flagValue, logger)
+		return st, nil
 	case strings.Contains(flagValue, "://"):
-		return nil, fmt.Errorf("-store %q: want a directory (or s3://BUCKET, with the s3store module)", flagValue)
+		return nil, fmt.Errorf("-store %q: want a directory or s3://BUCKET[/PREFIX/]", flagValue)
 	}
 	ds, err := diskstore.New(flagValue, nil)
 	if err != nil {
 		return nil, fmt.Errorf("-store %q: %v", flagValue, err)
 	}
-	go store.RunSweeper(ctx, ds, transfer.DefaultSweepInterval, func(_ int, err error) {
+	sweep(ctx, ds, flagValue, logger)
+	return ds, nil
+}
+
+// sweep deletes st's expired files every transfer.DefaultSweepInterval
+// until ctx is done.
+func sweep(ctx context.Context, st store.Store, name string, logger *log.Logger) {
+	go store.RunSweeper(ctx, st, transfer.DefaultSweepInterval, func(_ int, err error) {
 		if err != nil {
-			logger.Printf("sweeping %s: %v", flagValue, err)
+			logger.Printf("sweeping %s: %v", name, err)
 		}
 	})
-	return ds, nil
 }
 
 // checkPublicURL reports what keeps u from being an upload URL.

@@ -54,7 +54,7 @@ func TestRunUsage(t *testing.T) {
 		{"public URL with a query", []string{"-http", "127.0.0.1:0", "-public-url", "https://example.com/files/?a=b"}, "", "want no query or fragment"},
 		{"key not hex", []string{"-http", "127.0.0.1:0"}, "not hex at all", "token: MCPFILE_TRANSFER_KEY: the key is not hex (14 characters) (want one or more keys separated by commas, the first signing, each [<id>:]<at least 64 hex characters>; make a key with openssl rand -hex 32)"},
 		{"key too short", []string{"-http", "127.0.0.1:0"}, "00ff", "token: MCPFILE_TRANSFER_KEY: the key has 2 bytes, want at least 32 (64 hex characters)"},
-		{"s3", []string{"-http", "127.0.0.1:0", "-store", "s3://uploads"}, testKey, "needs the separate module github.com/mcpfile/mcpfile/runtime/transfer/store/s3store"},
+		{"s3 with a port", []string{"-http", "127.0.0.1:0", "-store", "s3://uploads:9000"}, testKey, "want s3://BUCKET or s3://BUCKET/PREFIX/"},
 		{"another URL scheme", []string{"-http", "127.0.0.1:0", "-store", "gs://uploads"}, testKey, "want a directory"},
 		{"unknown flag", []string{"-stdio"}, "", "flag provided but not defined: -stdio"},
 	} {

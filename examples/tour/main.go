@@ -117,7 +117,7 @@ func (t *tour) run(ctx context.Context) {
 	t.section("6. The same with an older client (2025-11-25: elicitation/create)")
 	t.elicitLegacy(ctx)
 
-	t.section("7. Uploading a file out of band (SEP-2631, examples/analyze_document/analyzedoc/args.go)")
+	t.section("7. Uploading a file out of band (SEP-2631, examples/analyzedoc/args.go)")
 	t.upload(ctx)
 
 	t.section("8. A person's file through an upload page (URL-mode elicitation, import_archive)")

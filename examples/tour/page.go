@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/examples/analyzedoc"
 	"github.com/mcpfile/mcpfile/internal/mcptest"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/examples/analyzedoc"
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"

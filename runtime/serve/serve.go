@@ -64,8 +64,9 @@ const (
 	DefaultIdleTimeout = 2 * time.Minute
 	// DefaultShutdownTimeout is how long a server stopping waits for the
 	// requests in flight before it closes what is still open: a client's
-	// stream of server messages, or a call waiting for a person's upload,
-	// may never end by itself.
+	// stream of server messages may never end by itself. (Calls waiting
+	// for a person's upload through an upload page end at once, answering
+	// that the server is shutting down: transfer.Shutdown.)
 	DefaultShutdownTimeout = 5 * time.Second
 )
 
@@ -230,13 +231,23 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 // themselves need HTTP.
 func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
 	t := &mcp.StdioTransport{MaxLineLength: lineLimit(RequestLimit(s, o))}
-	return s.Run(ctx, keepFiles(s, t))
+	return run(ctx, s, keepFiles(s, t))
 }
 
 // serveIO is [Stdio] over r and w.
 func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
 	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: lineLimit(RequestLimit(s, o))}
-	return s.Run(ctx, keepFiles(s, t))
+	return run(ctx, s, keepFiles(s, t))
+}
+
+// run runs s on t until ctx is done or the client goes. When ctx ends, so
+// do the calls waiting for an upload page (transfer.Shutdown): the
+// session's close waits for its calls, and those would wait until the
+// page expired.
+func run(ctx context.Context, s *mcp.Server, t mcp.Transport) error {
+	stop := context.AfterFunc(ctx, func() { transfer.Shutdown(s) })
+	defer stop()
+	return s.Run(ctx, t)
 }
 
 // lineLimit is the stdio line limit for a request limit.
@@ -266,7 +277,9 @@ func ListenAndServe(ctx context.Context, addr string, s *mcp.Server, o Options) 
 }
 
 // Serve serves [Handler] of s on l until ctx is done, with an http.Server
-// whose timeouts are o's, and closes l. Then it shuts down: it stops
+// whose timeouts are o's, and closes l. Then it shuts down: it ends the
+// calls waiting for a person's upload through an upload page, which
+// answer that the server is shutting down (transfer.Shutdown), stops
 // accepting, waits up to o.ShutdownTimeout for the requests in flight, and
 // closes the connections still open. It returns nil after a shutdown, and
 // the error that stopped it otherwise.
@@ -281,11 +294,12 @@ func Serve(ctx context.Context, l net.Listener, s *mcp.Server, o Options) error 
 		attrs = append(attrs, slog.String("transferPath", filesPath))
 	}
 	o.logger().Info("serving MCP over streamable HTTP", attrs...)
-	return serveHTTP(ctx, l, h, o)
+	return serveHTTP(ctx, l, h, o, func() { transfer.Shutdown(s) })
 }
 
-// serveHTTP serves h on l until ctx is done, then shuts down.
-func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, o Options) error {
+// serveHTTP serves h on l until ctx is done, then calls stopping (when not
+// nil) and shuts down.
+func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, o Options, stopping func()) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: timeout(o.ReadHeaderTimeout, DefaultReadHeaderTimeout),
@@ -301,6 +315,9 @@ func serveHTTP(ctx context.Context, l net.Listener, h http.Handler, o Options) e
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	if stopping != nil {
+		stopping()
 	}
 	shutdown, cancel := context.Background(), context.CancelFunc(func() {})
 	grace := timeout(o.ShutdownTimeout, DefaultShutdownTimeout)

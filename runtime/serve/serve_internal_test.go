@@ -69,7 +69,7 @@ func TestServeEndsWithAStreamOpen(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, l, h, Options{ShutdownTimeout: time.Millisecond}) }()
+	go func() { done <- serveHTTP(ctx, l, h, Options{ShutdownTimeout: time.Millisecond}, nil) }()
 	res, err := http.Get("http://" + l.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,15 @@ func remember(s *mcp.Server, c *config) {
 	}
 }
 
+// configOf returns the configuration Register made for s, nil for none.
+func configOf(s *mcp.Server) *config {
+	v, found := registered.Load(weak.Make(s))
+	if !found {
+		return nil
+	}
+	return v.(weak.Pointer[config]).Value()
+}
+
 // Endpoints returns a handler of the transfer endpoints (uploads,
 // downloads, upload pages) of the server s, like the one [Register]
 // returned for it, and the path to mount it at: the path of
@@ -32,11 +41,7 @@ func remember(s *mcp.Server, c *config) {
 // not made s serve transfers. Package runtime/serve mounts it beside the
 // MCP endpoint, so that a server author need not.
 func Endpoints(s *mcp.Server) (path string, h http.Handler, ok bool) {
-	v, found := registered.Load(weak.Make(s))
-	if !found {
-		return "", nil, false
-	}
-	c := v.(weak.Pointer[config]).Value()
+	c := configOf(s)
 	if c == nil {
 		return "", nil, false
 	}

@@ -37,7 +37,8 @@ import (
 // Timings of the wait for a page's upload.
 const (
 	// pagePoll is how often a handler waiting for a page's upload asks the
-	// store, for an upload that another replica took.
+	// store for what another replica did: took the upload, marked the page
+	// ended or the upload's progress (pagemarks.go).
 	pagePoll = 2 * time.Second
 	// progressEvery is the least time between two progress notifications.
 	progressEvery = 250 * time.Millisecond
@@ -55,9 +56,16 @@ func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state
 	if le != nil || isLinkPage(ref.FileID) { // a link's page ends by expiring: whoever saw the link may not end it
 		return
 	}
-	if p := c.pages.get(ref.FileID); p != nil {
+	p := c.pages.get(ref.FileID)
+	if p != nil {
 		p.finish(0, errPageClosed)
+		if p.err != errPageClosed && p.err != errShuttingDown {
+			return // it had ended before: uploaded, or marked by the replica that took its upload
+		}
+	} else if _, err := c.Store.Stat(ctx, ref.FileID); err == nil {
+		return // uploaded
 	}
+	c.markEnded(ctx, ref.FileID, ref.Expires.Add(-c.FileTTL), errPageClosed) // for the other replicas
 }
 
 var errPageClosed = errors.New("the person declined to upload a file through the page")
@@ -262,12 +270,16 @@ func (c *config) awaitPage(ctx context.Context, ref token.FileRef, state string,
 		if m, err := c.Store.Stat(ctx, ref.FileID); err == nil {
 			return uploaded(m.Size)
 		}
+		if err := c.endedMark(ctx, ref.FileID); err != nil {
+			return "", err
+		}
 	}
 	poll := time.NewTicker(pagePoll)
 	defer poll.Stop()
 	deadline := time.NewTimer(max(pageExpires.Sub(c.Now()), 0))
 	defer deadline.Stop()
 	var reported int64
+	marks := 0 // the progress markers read
 	for {
 		select {
 		case <-finished:
@@ -288,6 +300,20 @@ func (c *config) awaitPage(ctx context.Context, ref token.FileRef, state string,
 			if !errors.Is(err, store.ErrNotFound) {
 				logInternal(c.ErrorLog, ctx, "waiting for an upload page", "store stat", err)
 			}
+			// What the replica that takes the upload marked (pagemarks.go).
+			if err := c.endedMark(ctx, ref.FileID); err != nil {
+				if p != nil {
+					p.finish(0, err)
+				}
+				return "", err
+			}
+			if progress != nil && (p == nil || p.uploading.Load() == 0) {
+				var n, limit int64
+				var ok bool
+				if n, limit, marks, ok = c.progressMarks(ctx, ref.FileID, marks); ok {
+					progress(n, limit)
+				}
+			}
 		case <-deadline.C:
 			if p != nil && p.uploading.Load() > 0 && c.Now().Before(p.uploadDeadline) {
 				deadline.Reset(time.Second) // an upload that started in time may end, by its deadline
@@ -297,6 +323,8 @@ func (c *config) awaitPage(ctx context.Context, ref token.FileRef, state string,
 				return uploaded(m.Size)
 			}
 			return "", errPageExpired
+		case <-c.pages.down:
+			return "", errShuttingDown
 		case <-ctx.Done():
 			return "", fmt.Errorf("the tool call ended while waiting for the upload page: %w", context.Cause(ctx))
 		}

@@ -90,10 +90,12 @@ type pages struct {
 	ended     []*page        // the others, oldest first, for keptFinished: at most 4×max, or 4096
 	max       int
 	perCaller int
+	closed    error         // why pages are refused, once Shutdown ran
+	down      chan struct{} // closed by Shutdown
 }
 
 func newPages(max, perCaller int) *pages {
-	return &pages{byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, max: max, perCaller: perCaller}
+	return &pages{byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, max: max, perCaller: perCaller, down: make(chan struct{})}
 }
 
 // forget drops the ended pages older than keptFinished, and the oldest
@@ -169,6 +171,9 @@ func (ps *pages) add(p *page, now time.Time) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.forget(time.Now())
+	if ps.closed != nil {
+		return ps.closed
+	}
 	if ps.pending >= ps.max {
 		return fmt.Errorf("the server has %d upload pages waiting for a file, its limit; try again when some have been used or have expired", ps.max)
 	}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
@@ -40,7 +41,7 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 		c.pageProblem(w, r, rf, "")
 		return
 	}
-	if p := c.pages.get(claims.FileID); p != nil && p.isFinished() && p.err != nil {
+	if c.pageEnded(r, claims.FileID) {
 		c.pageProblem(w, r, refusePageClosed, "")
 		return
 	}
@@ -157,13 +158,17 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token.Claims, part *multipart.Part) (int64, *refusal) {
 	ctx := r.Context()
 	p := c.pages.get(claims.FileID) // nil when another replica minted the page
-	if p != nil && p.isFinished() && p.err != nil {
+	if c.pageEnded(r, claims.FileID) {
 		return 0, refusePageClosed
 	}
+	received := new(atomic.Int64)
 	if p != nil {
 		p.uploading.Add(1)
 		defer p.uploading.Add(-1)
 		p.received.Store(0)
+		received = &p.received
+	} else { // the replica running the call learns of it from the store
+		defer c.markProgress(ctx, claims.FileID, claims.Size, claims.Expires, received)()
 	}
 	name := part.FileName()
 	browser, _, err := mime.ParseMediaType(part.Header.Get("Content-Type"))
@@ -192,10 +197,10 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	var body io.Reader = newPaceReader(part, w, c.Upload.uploadPace(claims.Size, claims.Expires, c.Now()), claims.Size)
 	head, err := readHead(body, content.SniffLen)
 	if errors.Is(err, errTooSlow) {
-		return 0, c.pageTooSlow(p, err)
+		return 0, c.pageTooSlow(p, r, claims, err)
 	}
 	if err != nil {
-		return 0, c.pageBrokeOff(p, r, int64(len(head)))
+		return 0, c.pageBrokeOff(p, r, claims, int64(len(head)))
 	}
 	tooLarge := func() *refusal {
 		return refuseTooLarge.says("The file is larger than the limit of " + humanSize(claims.Size) + ". Choose a smaller file.")
@@ -219,17 +224,15 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 			Name: text.Cut(runtime.SanitizeName(name), token.MaxNameLen), Owner: claims.Owner, Expires: expires,
 		},
 	}
-	if p != nil {
-		in.received = &p.received
-	}
+	in.received = received
 	n, err := in.run(ctx)
 	switch {
 	case errors.Is(err, errOversize):
 		return 0, tooLarge()
 	case errors.Is(err, errTooSlow):
-		return 0, c.pageTooSlow(p, err)
+		return 0, c.pageTooSlow(p, r, claims, err)
 	case errors.Is(err, errRead):
-		return 0, c.pageBrokeOff(p, r, n)
+		return 0, c.pageBrokeOff(p, r, claims, n)
 	case errors.Is(err, store.ErrExists):
 		return 0, pageUsed
 	case err != nil: // a *storeFailure
@@ -244,9 +247,11 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 // pageBrokeOff answers an upload whose body broke off after n bytes: the
 // browser went away (closed, or lost its connection). The handler waiting
 // for the page ends with an error, since no one is left to try again.
-func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *refusal {
+func (c *config) pageBrokeOff(p *page, r *http.Request, claims token.Claims, n int64) *refusal {
+	err := fmt.Errorf("the upload through the page broke off after %d bytes (the browser closed, or lost its connection); ask for the file again", n)
+	c.markEnded(r.Context(), claims.FileID, claims.Expires, err)
 	if p != nil {
-		p.finish(0, fmt.Errorf("the upload through the page broke off after %d bytes (the browser closed, or lost its connection); ask for the file again", n))
+		p.finish(0, err)
 	}
 	return refuseIncomplete.says("The upload broke off before the whole file arrived. Go back to the application that asked for the file.")
 }
@@ -254,10 +259,12 @@ func (c *config) pageBrokeOff(p *page, r *http.Request, n int64) *refusal {
 // pageTooSlow answers an upload cut by its pace (err says why): the
 // handler waiting for the page ends with an error, as for one that broke
 // off.
-func (c *config) pageTooSlow(p *page, err error) *refusal {
+func (c *config) pageTooSlow(p *page, r *http.Request, claims token.Claims, err error) *refusal {
 	why := cutReason(err)
+	ended := fmt.Errorf("the upload through the page was cut: %s; ask for the file again", why)
+	c.markEnded(r.Context(), claims.FileID, claims.Expires, ended)
 	if p != nil {
-		p.finish(0, fmt.Errorf("the upload through the page was cut: %s; ask for the file again", why))
+		p.finish(0, ended)
 	}
 	return refuseTooSlow.says("The upload was too slow (" + why + "), so the server stopped it. Try again on a faster connection.")
 }
@@ -269,6 +276,15 @@ func (c *config) pageInternal(r *http.Request, step string, err error) *refusal 
 		return rf.says("The upload was canceled.")
 	}
 	return refuseInternal.says("The server failed to store the file. Try again later.")
+}
+
+// pageEnded reports whether the page of fileID ended without a file: on
+// this replica, or on another (its marker in the store).
+func (c *config) pageEnded(r *http.Request, fileID string) bool {
+	if p := c.pages.get(fileID); p != nil && p.isFinished() {
+		return p.err != nil
+	}
+	return c.endedMark(r.Context(), fileID) != nil
 }
 
 // pageProblem answers a refused page request: a short page that says why

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/examples/analyzedoc"
 	"github.com/mcpfile/mcpfile/examples/compare_documents/comparedocs"
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
 	"github.com/mcpfile/mcpfile/examples/internal/cli"
