@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/examples/analyze_document/analyzedoc"
+	"github.com/mcpfile/mcpfile/examples/analyzedoc"
 	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"

@@ -99,7 +99,7 @@ func pageReplicas(t *testing.T) (servers [2]*mcp.Server, target *atomic.Int32) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(nil))
+		runtime.AddTool(s, &mcp.Tool{Name: "ask"}, askTool(nil, nil))
 		servers[i], handlers[i] = s, h
 	}
 	return servers, target
