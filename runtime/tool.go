@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"reflect"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 )
 
 // Generated is the constraint on the pointer to a type that mcpfilegen
@@ -104,6 +107,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
+			recordRefusal(ctx, server, t.Name, err)
 			return errorResult(err), nil
 		}
 		res, o, err := h(ctx, req, v)
@@ -126,6 +130,30 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 		return res, nil
 	}
 	return &tt, th, plan, nil
+}
+
+// recordRefusal records that a call of tool was refused for err, a file
+// argument's *Error (other errors, of the arguments' JSON, are the
+// client's and not recorded): the argument, the rule, and the figures
+// of the Error, never its text (which may quote the value's start).
+func recordRefusal(ctx context.Context, server *mcp.Server, tool string, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("tool", tool), slog.String("arg", e.Arg)}
+	switch e.Rule {
+	case RuleMaxSize, RuleMaxFiles, RuleMinFiles:
+		attrs = append(attrs, slog.Int64("received", e.Received), slog.Int64("limit", e.Limit))
+	case RuleMediaType, RuleContent:
+		attrs = append(attrs, slog.String("mediaType", e.MediaType))
+		if e.Detected != "" {
+			attrs = append(attrs, slog.String("detected", e.Detected))
+		}
+	case RuleScheme:
+		attrs = append(attrs, slog.String("scheme", e.Scheme))
+	}
+	hook.Observer(server).Refused(ctx, observe.OpToolCall, string(e.Rule), attrs...)
 }
 
 // errorResult is the isError result for err, as [mcp.CallToolResult.SetError] makes it.

@@ -7,12 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 )
 
 // The errors a fetch fails with. Each is wrapped with context (the URL as
@@ -83,6 +88,16 @@ type Options struct {
 	TLSConfig *tls.Config
 	// UserAgent is the User-Agent header sent. Empty means "mcpfile-fetch".
 	UserAgent string
+	// Logger receives a record of each fetch, done or refused: the URL's
+	// scheme and host only (its path and query may hold a signature),
+	// the bytes, the duration, and a refusal's reason. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// MeterProvider makes the instruments fetches are measured with
+	// (mcpfile.fetches, mcpfile.fetch.bytes, mcpfile.fetch.duration,
+	// mcpfile.rejections). Nil means otel.GetMeterProvider(): a no-op
+	// until the program sets one.
+	MeterProvider metric.MeterProvider
 }
 
 // Fetcher downloads files from allow-listed URLs. It is safe for
@@ -97,6 +112,7 @@ type Fetcher struct {
 	userAgent      string
 	transport      *http.Transport
 	client         *http.Client
+	obs            *observe.Observer
 }
 
 // New returns a Fetcher for o. It fails if o.AllowHosts is empty or a
@@ -121,6 +137,7 @@ func New(o Options) (*Fetcher, error) {
 		maxRedirects: o.MaxRedirects,
 		resolver:     o.Resolver,
 		userAgent:    o.UserAgent,
+		obs:          observe.New(observe.Options{Logger: o.Logger, MeterProvider: o.MeterProvider}),
 	}
 	if f.timeout <= 0 {
 		f.timeout = DefaultTimeout
@@ -189,6 +206,42 @@ type Result struct {
 // network (DNS, connecting, TLS) is returned wrapped as it came. Errors
 // show URLs as scheme and host only, and none holds response body bytes.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxSize int64) (*Result, error) {
+	start := time.Now()
+	r, err := f.fetch(ctx, rawURL, maxSize)
+	host := "-"
+	if u, perr := url.Parse(rawURL); perr == nil && u.Host != "" {
+		host = redact(u)
+	}
+	if err != nil {
+		f.obs.Fetch(ctx, host, 0, time.Since(start), reason(err), err)
+		return nil, err
+	}
+	f.obs.Fetch(ctx, host, r.Size, time.Since(start), "", nil)
+	return r, nil
+}
+
+// reason is the reason a fetch's record gives for err.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, ErrRedirect):
+		return "redirect"
+	case errors.Is(err, ErrNotAllowed):
+		return "notAllowed"
+	case errors.Is(err, ErrPrivateAddress):
+		return "privateAddress"
+	case errors.Is(err, ErrTooLarge):
+		return "maxSizeExceeded"
+	case errors.Is(err, ErrStatus):
+		return "status"
+	case errors.Is(err, ErrTimeout):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "network"
+}
+
+func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxSize int64) (*Result, error) {
 	if maxSize <= 0 {
 		return nil, fmt.Errorf("fetch: maxSize is %d (want a positive size)", maxSize)
 	}

@@ -220,7 +220,7 @@ func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk ho
 				return uploaded(m.Size)
 			}
 			if !errors.Is(err, store.ErrNotFound) {
-				logInternal(c.ErrorLog, ctx, "waiting for an upload page", "store stat", err)
+				logInternal(c.obs, ctx, "waiting for an upload page", "store stat", err)
 			}
 		case <-deadline.C:
 			if p != nil && p.uploading.Load() > 0 && c.Now().Before(p.uploadDeadline) {

@@ -51,7 +51,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason}
 	}
 	internal := func(step string, err error) (hook.Resolved, error) {
-		logInternal(c.ErrorLog, ctx, "resolving a file URI", step, err)
+		logInternal(c.obs, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
 	owner, err := c.owner(extra, r.session)

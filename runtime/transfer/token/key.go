@@ -173,3 +173,21 @@ func isIDChars(s string, max int) bool {
 func isIDChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
+
+// PseudonymLen is the length of a [Keyring.Pseudonym]: hex of 6 bytes.
+const PseudonymLen = 12
+
+// Pseudonym returns what logs show of a principal s: hex of the first 6
+// bytes of an HMAC-SHA-256 of s under the signing key. It is the same on
+// every replica with the same keys, so the records of one principal can be
+// told apart from another's and followed, and it gives nothing of s away
+// to whoever reads the logs without the key (an unkeyed hash of an email
+// address is found by hashing addresses). It is "" for a nil or zero
+// Keyring.
+func (r *Keyring) Pseudonym(s string) string {
+	k, err := r.signer()
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(k.mac("mcpfile pseudonym v1", []byte(s))[:PseudonymLen/2])
+}
