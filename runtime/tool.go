@@ -107,7 +107,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
-			recordRefusal(ctx, server, t.Name, err)
+			recordRefusal(ctx, hook.Observer(server), observe.OpToolCall, t.Name, err)
 			return errorResult(err), nil
 		}
 		res, o, err := h(ctx, req, v)
@@ -132,16 +132,23 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 	return &tt, th, plan, nil
 }
 
-// recordRefusal records that a call of tool was refused for err, a file
-// argument's *Error (other errors, of the arguments' JSON, are the
-// client's and not recorded): the argument, the rule, and the figures
-// of the Error, never its text (which may quote the value's start).
-func recordRefusal(ctx context.Context, server *mcp.Server, tool string, err error) {
+// recordRefusal records to obs that op (a call of tool, or an answer to
+// an elicitation) was refused for err: for a file argument's *Error, the
+// argument, the rule, and the figures of the Error, never its text (which
+// may quote the value's start); for another error (of the arguments'
+// JSON, or a check of the server's own), the reason "invalid", and no
+// more.
+func recordRefusal(ctx context.Context, obs *observe.Observer, op, tool string, err error) {
+	var attrs []slog.Attr
+	if tool != "" {
+		attrs = append(attrs, slog.String("tool", tool))
+	}
 	var e *Error
 	if !errors.As(err, &e) {
+		obs.Refused(ctx, op, "invalid", attrs...)
 		return
 	}
-	attrs := []slog.Attr{slog.String("tool", tool), slog.String("arg", e.Arg)}
+	attrs = append(attrs, slog.String("arg", e.Arg))
 	switch e.Rule {
 	case RuleMaxSize, RuleMaxFiles, RuleMinFiles:
 		attrs = append(attrs, slog.Int64("received", e.Received), slog.Int64("limit", e.Limit))
@@ -153,7 +160,7 @@ func recordRefusal(ctx context.Context, server *mcp.Server, tool string, err err
 	case RuleScheme:
 		attrs = append(attrs, slog.String("scheme", e.Scheme))
 	}
-	hook.Observer(server).Refused(ctx, observe.OpToolCall, string(e.Rule), attrs...)
+	obs.Refused(ctx, op, string(e.Rule), attrs...)
 }
 
 // errorResult is the isError result for err, as [mcp.CallToolResult.SetError] makes it.

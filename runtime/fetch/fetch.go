@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -319,7 +320,26 @@ func (f *Fetcher) failed(ctx context.Context, where string, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	if !ours(err) && strings.Contains(err.Error(), "://") {
+		// An error of net/http that quotes a URL, such as a redirect's
+		// Location it cannot parse, with whatever signature its query holds.
+		if strings.Contains(err.Error(), "Location header") {
+			return fmt.Errorf("fetch %s: %w: the redirect's Location is not a URL", where, ErrRedirect)
+		}
+		return fmt.Errorf("fetch %s: the request failed", where)
+	}
 	return fmt.Errorf("fetch %s: %w", where, err)
+}
+
+// ours reports whether err wraps one of the package's errors, whose texts
+// show URLs as scheme and host only.
+func ours(err error) bool {
+	for _, e := range []error{ErrNotAllowed, ErrPrivateAddress, ErrRedirect, ErrTooLarge, ErrStatus, ErrTimeout} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRedirect is the client's CheckRedirect: it drops the Referer (the

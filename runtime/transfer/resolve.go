@@ -13,6 +13,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
@@ -25,6 +26,10 @@ type resolver struct {
 }
 
 var _ hook.Resolver = (*resolver)(nil)
+
+// Observer is the observer of the resolver's server, for the records of
+// package runtime (see hook.ObserverFrom).
+func (r *resolver) Observer() *observe.Observer { return r.c.obs.Observer }
 
 // Declare records that the server takes the files of schema.
 func (r *resolver) Declare(schema *descriptor.Schema) { hook.AddSchema(r.c.server, schema) }

@@ -273,3 +273,15 @@ func Observer(s *mcp.Server) *observe.Observer {
 	}
 	return i.obs
 }
+
+// ObserverFrom returns the observer of the server whose request ctx is:
+// that of the Resolver in ctx, when it has one (transfer.Register's), or
+// observe.Default().
+func ObserverFrom(ctx context.Context) *observe.Observer {
+	if r, _ := ResolverFrom(ctx); r != nil {
+		if o, ok := r.(interface{ Observer() *observe.Observer }); ok {
+			return o.Observer()
+		}
+	}
+	return observe.Default()
+}

@@ -84,7 +84,8 @@ const (
 	OpPage              = "page" // showing an upload page
 	OpAuthorizeUpload   = "files/authorizeUpload"
 	OpAuthorizeDownload = "files/authorizeDownload"
-	OpToolCall          = "tools/call" // a tool's file argument
+	OpToolCall          = "tools/call"  // a tool's file argument
+	OpElicitation       = "elicitation" // a file in an answer to runtime.Elicit
 	OpFetch             = "fetch"
 	OpSweep             = "sweep"
 )
