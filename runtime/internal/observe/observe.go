@@ -21,8 +21,9 @@
 //	download    Info  a download served: owner, file, status, size, bytes, duration
 //	authorized  Info  files/authorizeUpload or files/authorizeDownload granted: op,
 //	                  owner, file, mediaType, size
-//	refused     Warn  every refusal, HTTP or JSON-RPC or of a tool's argument: op,
-//	                  reason (the stable code of the refusal table or data.reason),
+//	refused     Warn  every refusal, HTTP or JSON-RPC or of a tool's argument or an
+//	                  elicitation's answer: op, reason (the stable code of the refusal
+//	                  table or data.reason, the rule a file broke, or invalid),
 //	                  status (HTTP), arg (an argument), and what the refusal is about
 //	                  (owner, file, size, bytes, duration); Info when the client went
 //	                  away (reason canceled)
