@@ -201,23 +201,22 @@ func (o *Observer) Transfer(ctx context.Context, t *Transfer) {
 	}
 	switch t.Op {
 	case OpUpload:
-		via := attribute.String(KeyVia, t.Via)
 		if t.Reason == "" {
-			o.m.uploads.Add(ctx, 1, metric.WithAttributes(via))
-			o.m.uploadBytes.Add(ctx, t.Bytes, metric.WithAttributes(via))
+			o.m.uploads.Add(ctx, 1, attrOpt(KeyVia, t.Via, "", ""))
+			o.m.uploadBytes.Add(ctx, t.Bytes, attrOpt(KeyVia, t.Via, "", ""))
 		}
 		if t.File != "" { // admitted, or at least verified
-			o.m.uploadDuration.Record(ctx, d.Seconds(), metric.WithAttributes(via, attribute.String(KeyOutcome, outcome)))
+			o.m.uploadDuration.Record(ctx, d.Seconds(), attrOpt(KeyVia, t.Via, KeyOutcome, outcome))
 		}
 	case OpDownload:
 		if t.Reason == "" {
 			o.m.downloads.Add(ctx, 1)
 		}
 		o.m.downloadBytes.Add(ctx, t.Bytes)
-		o.m.downloadDuration.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String(KeyOutcome, outcome)))
+		o.m.downloadDuration.Record(ctx, d.Seconds(), attrOpt(KeyOutcome, outcome, "", ""))
 	}
 	if t.Reason != "" {
-		o.m.rejections.Add(ctx, 1, metric.WithAttributes(attribute.String(KeyOperation, t.Op), attribute.String(KeyReason, t.Reason)))
+		o.m.rejections.Add(ctx, 1, attrOpt(KeyOperation, t.Op, KeyReason, t.Reason))
 	}
 	l := o.Logger()
 	level, msg := slog.LevelInfo, t.Op
@@ -269,7 +268,7 @@ func (o *Observer) UploadsActive(ctx context.Context, delta int64) {
 // files/authorizeDownload (size of the file) granted.
 func (o *Observer) Authorized(ctx context.Context, op, owner, file, mediaType string, size int64) {
 	o = o.or()
-	o.m.authorizations.Add(ctx, 1, metric.WithAttributes(attribute.String(KeyOperation, op)))
+	o.m.authorizations.Add(ctx, 1, attrOpt(KeyOperation, op, "", ""))
 	l := o.Logger()
 	if !l.Enabled(ctx, slog.LevelInfo) {
 		return
@@ -285,7 +284,7 @@ func (o *Observer) Authorized(ctx context.Context, op, owner, file, mediaType st
 // Owner(owner).
 func (o *Observer) Refused(ctx context.Context, op, reason string, attrs ...slog.Attr) {
 	o = o.or()
-	o.m.rejections.Add(ctx, 1, metric.WithAttributes(attribute.String(KeyOperation, op), attribute.String(KeyReason, reason)))
+	o.m.rejections.Add(ctx, 1, attrOpt(KeyOperation, op, KeyReason, reason))
 	l := o.Logger()
 	level := refusedLevel(reason)
 	if !l.Enabled(ctx, level) {
@@ -316,11 +315,11 @@ func (o *Observer) Fetch(ctx context.Context, host string, bytes int64, d time.D
 	if outcome == "" {
 		outcome = OutcomeOK
 	}
-	o.m.fetches.Add(ctx, 1, metric.WithAttributes(attribute.String(KeyOutcome, outcome)))
+	o.m.fetches.Add(ctx, 1, attrOpt(KeyOutcome, outcome, "", ""))
 	o.m.fetchBytes.Add(ctx, bytes)
-	o.m.fetchDuration.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String(KeyOutcome, outcome)))
+	o.m.fetchDuration.Record(ctx, d.Seconds(), attrOpt(KeyOutcome, outcome, "", ""))
 	if reason != "" {
-		o.m.rejections.Add(ctx, 1, metric.WithAttributes(attribute.String(KeyOperation, OpFetch), attribute.String(KeyReason, reason)))
+		o.m.rejections.Add(ctx, 1, attrOpt(KeyOperation, OpFetch, KeyReason, reason))
 	}
 	l := o.Logger()
 	level, msg := slog.LevelInfo, OpFetch
@@ -421,4 +420,34 @@ func newInstruments(mp metric.MeterProvider) *instruments {
 	i.storeUsage, _ = m.Int64ObservableUpDownCounter("mcpfile.store.usage", metric.WithUnit("By"), metric.WithDescription("Bytes of unexpired files the store holds."))
 	i.swept, _ = m.Int64Counter("mcpfile.store.swept", metric.WithUnit("{file}"), metric.WithDescription("Expired files deleted by store sweeps."))
 	return i
+}
+
+// The attribute sets of measurements, made once each: a measurement with
+// attributes then costs no attribute set of its own. Keys and values come
+// from small sets (the operations, ways and reason codes), so the cache
+// stays small.
+var (
+	attrMu    sync.RWMutex
+	attrCache = map[[4]string]metric.MeasurementOption{}
+)
+
+// attrOpt is the option of the attributes k1=v1 and, unless k2 is "",
+// k2=v2.
+func attrOpt(k1, v1, k2, v2 string) metric.MeasurementOption {
+	key := [4]string{k1, v1, k2, v2}
+	attrMu.RLock()
+	opt, ok := attrCache[key]
+	attrMu.RUnlock()
+	if ok {
+		return opt
+	}
+	kvs := []attribute.KeyValue{attribute.String(k1, v1)}
+	if k2 != "" {
+		kvs = append(kvs, attribute.String(k2, v2))
+	}
+	opt = metric.WithAttributeSet(attribute.NewSet(kvs...))
+	attrMu.Lock()
+	attrCache[key] = opt
+	attrMu.Unlock()
+	return opt
 }
