@@ -39,7 +39,7 @@
 //
 //	mcpfile.uploads           counter    {upload}    uploads stored [mcpfile.via]
 //	mcpfile.upload.bytes      counter    By          bytes stored by uploads [mcpfile.via]
-//	mcpfile.upload.duration   histogram  s           uploads admitted, from request to answer [mcpfile.via, mcpfile.outcome]
+//	mcpfile.upload.duration   histogram  s           uploads with a valid token, stored or refused, from request to answer [mcpfile.via, mcpfile.outcome]
 //	mcpfile.uploads.active    updown     {upload}    uploads in progress
 //	mcpfile.downloads         counter    {download}  downloads served
 //	mcpfile.download.bytes    counter    By          bytes sent by downloads
@@ -205,7 +205,7 @@ func (o *Observer) Transfer(ctx context.Context, t *Transfer) {
 			o.m.uploads.Add(ctx, 1, attrOpt(KeyVia, t.Via, "", ""))
 			o.m.uploadBytes.Add(ctx, t.Bytes, attrOpt(KeyVia, t.Via, "", ""))
 		}
-		if t.File != "" { // admitted, or at least verified
+		if t.File != "" { // its token verified
 			o.m.uploadDuration.Record(ctx, d.Seconds(), attrOpt(KeyVia, t.Via, KeyOutcome, outcome))
 		}
 	case OpDownload:
