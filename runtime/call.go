@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 )
 
@@ -21,7 +22,14 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &toolcall.Args{Decode: a.decode, OpenAIFields: a.plan.openAIFields(), UploadsOnly: a.plan.uploadsOnly()}, nil
+		decode := func(ctx context.Context, ft *fetch.Fetcher, args json.RawMessage, dst any) error {
+			err := a.decode(ctx, ft, args, dst)
+			if err != nil { // recorded as runtime.AddTool records it, to the default logger
+				recordRefusal(ctx, observe.Default(), observe.OpToolCall, "", err)
+			}
+			return err
+		}
+		return &toolcall.Args{Decode: decode, OpenAIFields: a.plan.openAIFields(), UploadsOnly: a.plan.uploadsOnly()}, nil
 	}
 	toolcall.NewForm = func(t reflect.Type, schema json.RawMessage) (*toolcall.Form, error) {
 		f := formFor(schema)

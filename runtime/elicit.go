@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 	"reflect"
 	"slices"
@@ -202,7 +203,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 		case err != nil && strings.Contains(err.Error(), sdkContentMismatch):
 			// The SDK checked the answer against the form and refused it,
 			// quoting it: a failed try, explained without the answer.
-			again, err = e.refused(safeError(err), try)
+			again, err = e.refused(ctx, safeError(err), try)
 		case err != nil:
 			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, safeError(err))
 		default:
@@ -299,14 +300,15 @@ func (e elicitation) answer(ctx context.Context, action string, content json.Raw
 	if verr == nil {
 		return Accept, "", nil
 	}
-	again, err = e.refused(verr, try)
+	again, err = e.refused(ctx, verr, try)
 	return "", again, err
 }
 
 // refused is the answer to try number try being refused for verr: the
 // message to ask again with, or the error that ends the call after the
-// last try.
-func (e elicitation) refused(verr error, try int) (again string, err error) {
+// last try. It records the refusal.
+func (e elicitation) refused(ctx context.Context, verr error, try int) (again string, err error) {
+	recordRefusal(ctx, hook.ObserverFrom(ctx), observe.OpElicitation, "", verr)
 	if try >= e.maxTries {
 		return "", fmt.Errorf("the user's answer was not accepted after %d tries: %v", try, verr)
 	}

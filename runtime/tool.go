@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"reflect"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 )
 
 // Generated is the constraint on the pointer to a type that mcpfilegen
@@ -105,6 +108,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 		ctx = context.WithValue(ctx, toolPlanKey{}, plan) // for ElicitUpload's Arg
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
+			recordRefusal(ctx, hook.Observer(server), observe.OpToolCall, t.Name, err)
 			if r, _ := hook.ResolverFrom(ctx); r != nil {
 				r.GiveBack(ctx) // no handler saw what was resolved
 			}
@@ -130,6 +134,37 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 		return res, nil
 	}
 	return &tt, th, plan, nil
+}
+
+// recordRefusal records to obs that op (a call of tool, or an answer to
+// an elicitation) was refused for err: for a file argument's *Error, the
+// argument, the rule, and the figures of the Error, never its text (which
+// may quote the value's start); for another error (of the arguments'
+// JSON, or a check of the server's own), the reason "invalid", and no
+// more.
+func recordRefusal(ctx context.Context, obs *observe.Observer, op, tool string, err error) {
+	var attrs []slog.Attr
+	if tool != "" {
+		attrs = append(attrs, slog.String("tool", tool))
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		obs.Refused(ctx, op, "invalid", attrs...)
+		return
+	}
+	attrs = append(attrs, slog.String("arg", e.Arg))
+	switch e.Rule {
+	case RuleMaxSize, RuleMaxFiles, RuleMinFiles:
+		attrs = append(attrs, slog.Int64("received", e.Received), slog.Int64("limit", e.Limit))
+	case RuleMediaType, RuleContent:
+		attrs = append(attrs, slog.String("mediaType", e.MediaType))
+		if e.Detected != "" {
+			attrs = append(attrs, slog.String("detected", e.Detected))
+		}
+	case RuleScheme:
+		attrs = append(attrs, slog.String("scheme", e.Scheme))
+	}
+	obs.Refused(ctx, op, string(e.Rule), attrs...)
 }
 
 // errorResult is the isError result for err, as [mcp.CallToolResult.SetError] makes it.

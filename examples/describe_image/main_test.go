@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,4 +144,50 @@ func TestFetchHostFlag(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tt.args, code, stderr.String(), tt.want)
 		}
 	}
+}
+
+// TestLogsRefusals: the command logs each refusal of a file argument, to
+// stderr, with the tool, argument and rule, and not the file.
+func TestLogsRefusals(t *testing.T) {
+	var stderr lockedBuffer
+	cmd := command()
+	cmd.Stderr = &stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mcptest.Call(t, cs, "describe_image", map[string]any{"image": mcptest.DataURI("image/png", []byte("SECRET text, not a picture"))})
+	if !res.IsError {
+		t.Fatal("text declared image/png: not refused")
+	}
+	cs.Close()
+	got := stderr.String()
+	for _, want := range []string{"level=WARN", "msg=refused", "command=describe_image", "op=tools/call", "reason=content", "tool=describe_image", "arg=image", "detected=text/plain"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr %q: want %q", got, want)
+		}
+	}
+	if strings.Contains(got, "SECRET") {
+		t.Errorf("stderr %q holds the file", got)
+	}
+}
+
+// A lockedBuffer is a strings.Builder that a process's stderr copier may
+// write while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -4,7 +4,8 @@
 // texts a model reads, a file asked of the user through elicitation on
 // both protocol generations, and a file too large to send inline, uploaded
 // out of band (SEP-2631): files/authorizeUpload, an HTTP POST of the bytes,
-// and a tools/call that carries the file's URI. The servers are the
+// and a tools/call that carries the file's URI, and then what the servers
+// logged of it all. The servers are the
 // examples in this directory, the client is the MCP Go SDK's, connected
 // over in-memory transports, and for the upload over streamable HTTP on
 // 127.0.0.1.
@@ -85,6 +86,7 @@ func message(m string) string {
 }
 
 func (t *tour) run(ctx context.Context) {
+	logs := recordLogs()
 	cs, err := connect(ctx, describeimage.NewServer(describeimage.Options{}), nil, "")
 	if err != nil {
 		t.check(false, "connect to describe_image: %v", err)
@@ -125,6 +127,9 @@ func (t *tour) run(ctx context.Context) {
 
 	t.section("9. The same for a chat host without elicitation: a link the model hands over")
 	t.pageLink(ctx)
+
+	t.section("10. What the servers logged")
+	t.logs(logs)
 }
 
 func connect(ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions, version string) (*mcp.ClientSession, error) {

@@ -56,6 +56,14 @@
 // Errors show URLs as scheme://host[:port] only, since a download URL's
 // query often carries a signature, and never hold body bytes.
 //
+// Each fetch, done or refused, is one log/slog record to Options.Logger
+// (slog.Default() when nil), "fetch" or "refused" with the reason
+// (notAllowed, privateAddress, redirect, maxSizeExceeded, status, timeout,
+// canceled, network), the host as scheme://host[:port], the bytes and
+// the duration; and it is measured through OpenTelemetry's metric API
+// (mcpfile.fetches, mcpfile.fetch.bytes, mcpfile.fetch.duration,
+// mcpfile.rejections), a no-op until the program sets a MeterProvider.
+//
 // # Why bytes in memory
 //
 // Fetch returns the body as a []byte bounded by maxSize rather than

@@ -7,12 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 )
 
 // The errors a fetch fails with. Each is wrapped with context (the URL as
@@ -83,6 +89,16 @@ type Options struct {
 	TLSConfig *tls.Config
 	// UserAgent is the User-Agent header sent. Empty means "mcpfile-fetch".
 	UserAgent string
+	// Logger receives a record of each fetch, done or refused: the URL's
+	// scheme and host only (its path and query may hold a signature),
+	// the bytes, the duration, and a refusal's reason. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// MeterProvider makes the instruments fetches are measured with
+	// (mcpfile.fetches, mcpfile.fetch.bytes, mcpfile.fetch.duration,
+	// mcpfile.rejections). Nil means otel.GetMeterProvider(): a no-op
+	// until the program sets one.
+	MeterProvider metric.MeterProvider
 }
 
 // Fetcher downloads files from allow-listed URLs. It is safe for
@@ -97,6 +113,7 @@ type Fetcher struct {
 	userAgent      string
 	transport      *http.Transport
 	client         *http.Client
+	obs            *observe.Observer
 }
 
 // New returns a Fetcher for o. It fails if o.AllowHosts is empty or a
@@ -121,6 +138,7 @@ func New(o Options) (*Fetcher, error) {
 		maxRedirects: o.MaxRedirects,
 		resolver:     o.Resolver,
 		userAgent:    o.UserAgent,
+		obs:          observe.New(observe.Options{Logger: o.Logger, MeterProvider: o.MeterProvider}),
 	}
 	if f.timeout <= 0 {
 		f.timeout = DefaultTimeout
@@ -189,6 +207,42 @@ type Result struct {
 // network (DNS, connecting, TLS) is returned wrapped as it came. Errors
 // show URLs as scheme and host only, and none holds response body bytes.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxSize int64) (*Result, error) {
+	start := time.Now()
+	r, err := f.fetch(ctx, rawURL, maxSize)
+	host := "-"
+	if u, perr := url.Parse(rawURL); perr == nil && u.Host != "" {
+		host = redact(u)
+	}
+	if err != nil {
+		f.obs.Fetch(ctx, host, 0, time.Since(start), reason(err), err)
+		return nil, err
+	}
+	f.obs.Fetch(ctx, host, r.Size, time.Since(start), "", nil)
+	return r, nil
+}
+
+// reason is the reason a fetch's record gives for err.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, ErrRedirect):
+		return "redirect"
+	case errors.Is(err, ErrNotAllowed):
+		return "notAllowed"
+	case errors.Is(err, ErrPrivateAddress):
+		return "privateAddress"
+	case errors.Is(err, ErrTooLarge):
+		return "maxSizeExceeded"
+	case errors.Is(err, ErrStatus):
+		return "status"
+	case errors.Is(err, ErrTimeout):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "network"
+}
+
+func (f *Fetcher) fetch(ctx context.Context, rawURL string, maxSize int64) (*Result, error) {
 	if maxSize <= 0 {
 		return nil, fmt.Errorf("fetch: maxSize is %d (want a positive size)", maxSize)
 	}
@@ -266,7 +320,26 @@ func (f *Fetcher) failed(ctx context.Context, where string, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	if !ours(err) && strings.Contains(err.Error(), "://") {
+		// An error of net/http that quotes a URL, such as a redirect's
+		// Location it cannot parse, with whatever signature its query holds.
+		if strings.Contains(err.Error(), "Location header") {
+			return fmt.Errorf("fetch %s: %w: the redirect's Location is not a URL", where, ErrRedirect)
+		}
+		return fmt.Errorf("fetch %s: the request failed", where)
+	}
 	return fmt.Errorf("fetch %s: %w", where, err)
+}
+
+// ours reports whether err wraps one of the package's errors, whose texts
+// show URLs as scheme and host only.
+func ours(err error) bool {
+	for _, e := range []error{ErrNotAllowed, ErrPrivateAddress, ErrRedirect, ErrTooLarge, ErrStatus, ErrTimeout} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRedirect is the client's CheckRedirect: it drops the Referer (the

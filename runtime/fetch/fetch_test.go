@@ -288,6 +288,9 @@ func TestRedirects(t *testing.T) {
 			http.Redirect(w, r, "/loop?sig=SECRET", http.StatusFound)
 		case "/hop":
 			http.Redirect(w, r, "/ok", http.StatusMovedPermanently)
+		case "/bad-location": // net/http cannot parse it, and quotes it in its error
+			w.Header().Set("Location", "https://files.test/a%zz?sig=SECRET")
+			w.WriteHeader(http.StatusFound)
 		case "/ok":
 			referer = r.Header.Get("Referer")
 			fmt.Fprint(w, "ok")
@@ -295,11 +298,12 @@ func TestRedirects(t *testing.T) {
 	})
 	f := newFetcher(t, o)
 	for path, want := range map[string]error{
-		"/to-private":  fetch.ErrPrivateAddress,
-		"/to-other":    fetch.ErrNotAllowed,
-		"/to-meta":     fetch.ErrNotAllowed,
-		"/to-userinfo": fetch.ErrNotAllowed,
-		"/loop":        fetch.ErrRedirect,
+		"/to-private":   fetch.ErrPrivateAddress,
+		"/to-other":     fetch.ErrNotAllowed,
+		"/to-meta":      fetch.ErrNotAllowed,
+		"/to-userinfo":  fetch.ErrNotAllowed,
+		"/loop":         fetch.ErrRedirect,
+		"/bad-location": fetch.ErrRedirect,
 	} {
 		_, err := f.Fetch(context.Background(), at(ts, "https", "files.test", path+"?sig=SECRET"), 10)
 		t.Run(path, func(t *testing.T) { wantErr(t, err, want) })

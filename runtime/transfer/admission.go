@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +20,7 @@ type admission struct {
 	max         int
 	maxMemory   int64
 	retry       time.Duration // the Retry-After of a refusal
+	obs         *observer     // counts the uploads in progress
 
 	mu     sync.Mutex
 	owners map[string]int // uploads in progress, by owner, while it has some
@@ -26,10 +28,10 @@ type admission struct {
 	memory int64
 }
 
-func newAdmission(o *UploadOptions) *admission {
+func newAdmission(o *UploadOptions, obs *observer) *admission {
 	return &admission{
 		maxPerOwner: o.MaxUploadsPerOwner, max: o.MaxUploads, maxMemory: o.MaxUploadMemory,
-		retry: o.RateWindow, owners: make(map[string]int),
+		retry: o.RateWindow, obs: obs, owners: make(map[string]int),
 	}
 }
 
@@ -83,6 +85,7 @@ func (a *admission) enter(w http.ResponseWriter, owner string, memory int64) *re
 	a.owners[owner]++
 	a.n++
 	a.memory += memory
+	a.obs.UploadsActive(context.Background(), 1)
 	return nil
 }
 
@@ -95,4 +98,5 @@ func (a *admission) leave(owner string, memory int64) {
 	}
 	a.n--
 	a.memory -= memory
+	a.obs.UploadsActive(context.Background(), -1)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +32,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe/observetest"
 	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/diskstore"
@@ -710,7 +712,32 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(runHeld(m))
+}
+
+// everyRecord keeps every record the package's tests write through the
+// default logger (every server and handler without a Logger of its own),
+// for runHeld.
+var everyRecord observetest.Recorder
+
+// runHeld runs the tests with everyRecord as the default logger, and
+// fails when a record of the whole run breaks the rule of package
+// observe: no file URI, URL with a path, token, or bytes of the files
+// most tests send.
+func runHeld(m *testing.M) int {
+	slog.SetDefault(everyRecord.Logger())
+	code := m.Run()
+	problems := everyRecord.Problems(data)
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, "log record breaks the rule:", p)
+	}
+	if code == 0 && len(problems) > 0 {
+		code = 1
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%d log records held to the rule\n", len(everyRecord.Records()))
+	}
+	return code
 }
 
 // benchClient connects to the server at url (MCP at /mcp) over streamable

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"log"
 	"os"
 	"path/filepath"
 	"sync"
@@ -43,7 +42,7 @@ func keyDir(kid string) string {
 
 // defaultStore returns the default store of keys' signing key, making it
 // the first time, and starting the sweeper of its root.
-func defaultStore(keys *token.Keyring, errorLog *log.Logger) (*diskstore.Store, error) {
+func defaultStore(keys *token.Keyring, obs *observer) (*diskstore.Store, error) {
 	root, dir, err := defaultDir(keys.SigningKeyID())
 	if err != nil {
 		return nil, err
@@ -64,8 +63,10 @@ func defaultStore(keys *token.Keyring, errorLog *log.Logger) (*diskstore.Store, 
 			t := time.NewTicker(DefaultSweepInterval)
 			defer t.Stop()
 			for now := range t.C {
-				if err := sweepDefaultRoot(context.Background(), root, now); err != nil {
-					errorLog.Printf("transfer: sweeping the default stores under %s: %v", root, err)
+				n, err := sweepDefaultRoot(context.Background(), root, now)
+				obs.Sweep(context.Background(), root, n, time.Since(now), err)
+				if err != nil && obs.errorLog != nil {
+					obs.errorLog.Printf("transfer: sweeping the default stores under %s: %v", root, err)
 				}
 			}
 		}()
@@ -76,13 +77,15 @@ func defaultStore(keys *token.Keyring, errorLog *log.Logger) (*diskstore.Store, 
 // sweepDefaultRoot sweeps every key's directory under root: the stores of
 // this process with their own index, and the others (of processes that
 // ran with other keys, and may never run again) through a store opened for
-// the sweep, so that their expired files do not stay on disk for good.
-func sweepDefaultRoot(ctx context.Context, root string, now time.Time) error {
+// the sweep, so that their expired files do not stay on disk for good. It
+// returns how many files it deleted.
+func sweepDefaultRoot(ctx context.Context, root string, now time.Time) (int, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var errs []error
+	deleted := 0
 	for _, e := range entries {
 		if !e.IsDir() || len(e.Name()) != keyDirLen {
 			continue
@@ -97,11 +100,13 @@ func sweepDefaultRoot(ctx context.Context, root string, now time.Time) error {
 				continue
 			}
 		}
-		if _, err := ds.Sweep(ctx, now); err != nil {
+		n, err := ds.Sweep(ctx, now)
+		deleted += n
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return deleted, errors.Join(errs...)
 }
 
 // defaultDir makes, or checks, the default store's directory of the

@@ -32,8 +32,8 @@ func TestSweepDefaultRootOtherKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := sweepDefaultRoot(t.Context(), root, now); err != nil {
-		t.Fatal(err)
+	if n, err := sweepDefaultRoot(t.Context(), root, now); err != nil || n != 1 {
+		t.Fatalf("sweepDefaultRoot = %d, %v; want 1 deleted", n, err)
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, "objects"))
 	if err != nil {

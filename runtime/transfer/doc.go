@@ -118,8 +118,21 @@
 // unauthorized, notFound, malformed, mimeTypeNotAccepted,
 // digestMismatch), and stable, for programs; the text is for people and
 // may change. Neither ever holds a token or a byte of a file. A failure of
-// the server's own (its store, its keys) is logged to [Options.ErrorLog]
+// the server's own (its store, its keys) is logged (an "internal" record
+// to [Options.Logger], and a line to [Options.ErrorLog] when one is set)
 // and answered as internal, with nothing of its cause.
+//
+// # Logs and metrics
+//
+// Each upload, download, upload page, authorization, sweep and refusal is
+// one log/slog record to [Options.Logger] (slog.Default() when nil), with
+// its reason code, sizes and duration, an owner only as a short keyed
+// hash ([token.Keyring.Pseudonym]), and never a byte of a file, a token or
+// a URL or file URI that holds one; and it is measured through
+// OpenTelemetry's metric API ([Options.MeterProvider], or the global
+// provider, a no-op until the program sets one): uploads, downloads and
+// rejections by reason, bytes, durations, uploads in progress, store
+// usage. The README lists every record and instrument.
 //
 // # The wire types
 //

@@ -34,42 +34,52 @@ import (
 // A refusal has the JSON body {"error": text, "reason": code}, as the
 // upload endpoint's.
 func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok string) {
+	var rec transferRecord
+	rec.begin(opDownload, "", r)
+	cw := &countingResponse{ResponseWriter: w}
+	rf := c.download(cw, r, tok, &rec)
+	if rf != nil {
+		rf.write(cw)
+	}
+	if rf == nil {
+		rec.Bytes = cw.n
+	}
+	rec.end(r.Context(), c.obs, rf, cw.status)
+}
+
+// download serves a download, and returns its refusal (written by the
+// caller); it fills in rec as it learns what the download is.
+func (c *config) download(w http.ResponseWriter, r *http.Request, tok string, rec *transferRecord) *refusal {
 	h := w.Header()
 	h.Set("Cache-Control", "private, no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
-		refuseMethod.says(fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method)).write(w)
-		return
+		return refuseMethod.says(fmt.Sprintf("method %q not allowed (want GET or HEAD)", r.Method))
 	}
 	cl, rf := verifyToken(c.Keys, tok, token.PurposeDownload, c.Now())
-	if rf == nil {
-		rf = checkOwner(c.httpOwner, r, cl.Owner)
-	}
 	if rf != nil {
-		rf.write(w)
-		return
+		return rf
+	}
+	rec.about(cl.Owner, cl.FileID, cl.MediaType, cl.Size)
+	if rf := checkOwner(c.httpOwner, r, cl.Owner); rf != nil {
+		return rf
 	}
 	m, err := c.Store.Stat(r.Context(), cl.FileID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		refuseNotFound.write(w)
-		return
+		return refuseNotFound
 	case err != nil:
-		httpInternal(c.ErrorLog, r, "download", "store stat", err).write(w)
-		return
+		return httpInternal(c.obs, r, "download", "store stat", err)
 	case m.Owner != cl.Owner || m.Size != cl.Size || string(m.SHA256[:]) != string(cl.SHA256):
-		refuseNotFound.write(w) // the ID holds another file than the one the token was issued for
-		return
+		return refuseNotFound // the ID holds another file than the one the token was issued for
 	}
 	rd, err := c.Store.Open(r.Context(), cl.FileID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		refuseNotFound.write(w)
-		return
+		return refuseNotFound
 	case err != nil:
-		httpInternal(c.ErrorLog, r, "download", "store open", err).write(w)
-		return
+		return httpInternal(c.obs, r, "download", "store open", err)
 	}
 	defer rd.Close()
 	etag := `"sha256-` + base64.RawURLEncoding.EncodeToString(m.SHA256[:]) + `"`
@@ -78,8 +88,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 		r.Header.Del("Range")
 	case rangeNotSatisfiable:
 		h.Set("Content-Range", "bytes */"+strconv.FormatInt(m.Size, 10))
-		refuseRange.write(w)
-		return
+		return refuseRange
 	}
 	// Whatever the file is, the browser saves it and runs nothing in it.
 	h.Set("Content-Type", downloadType(m.MediaType))
@@ -87,6 +96,7 @@ func (c *config) serveDownload(w http.ResponseWriter, r *http.Request, tok strin
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("ETag", etag)
 	http.ServeContent(w, r, "", time.Time{}, rd)
+	return nil
 }
 
 // What a download does with the request's Range.

@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
@@ -89,7 +90,7 @@ func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, 
 	case m.Owner != ref.Owner:
 		return ref, store.Meta{}, &lookupError{problem: uriOtherOwner}
 	case !authorized(ref, m):
-		c.ErrorLog.Printf("transfer: file %s: the store holds %d bytes of another size or SHA-256 than were authorized under its file URI: it was replaced behind the server's back", ref.FileID, m.Size)
+		c.obs.internal(ctx, "file URI", "store check", fmt.Errorf("file %s: the store holds %d bytes of another size or SHA-256 than were authorized under its file URI: it was replaced behind the server's back", ref.FileID, m.Size))
 		return ref, store.Meta{}, &lookupError{problem: uriReplaced}
 	}
 	return ref, m, nil

@@ -7,11 +7,13 @@ package transfer
 import (
 	"fmt"
 	"log"
+	"log/slog"
 	"math"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
@@ -243,8 +245,23 @@ type Options struct {
 	// Now returns the current time. Nil means time.Now.
 	Now func() time.Time
 
-	// ErrorLog receives store failures. Nil means the log package's
-	// standard logger.
+	// Logger receives a record of each upload, download, upload page,
+	// authorization, sweep and refusal, and of each failure of the
+	// server's own (see the README's "Logs and metrics"): never a byte of
+	// a file, a token, or a URL or file URI that holds one, and an owner
+	// only as a short keyed hash ([token.Keyring.Pseudonym]). Nil means
+	// slog.Default(), looked up at each record.
+	Logger *slog.Logger
+
+	// MeterProvider makes the instruments the transfer layer measures
+	// through (uploads, downloads and refusals by reason, bytes,
+	// durations, uploads in progress, store usage). Nil means
+	// otel.GetMeterProvider(): a no-op until the program sets one.
+	MeterProvider metric.MeterProvider
+
+	// ErrorLog, when set, also receives each failure of the server's own
+	// (a store's, a signer's) as a line of text, besides Logger's record.
+	// Nil means none.
 	ErrorLog *log.Logger
 }
 
@@ -295,8 +312,14 @@ type UploadOptions struct {
 	// where the connection has no deadlines (HTTP/2 over some transports,
 	// tests), the server's own timeouts apply.
 	IdleTimeout time.Duration
-	// ErrorLog receives the store failures answered with 500. Nil means
-	// the log package's standard logger, as in net/http.
+	// Logger receives a record of each upload and refusal (see
+	// [Options.Logger]). Nil means slog.Default().
+	Logger *slog.Logger
+	// MeterProvider makes the instruments of uploads (see
+	// [Options.MeterProvider]). Nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+	// ErrorLog, when set, also receives the store failures answered with
+	// 500, as a line of text. Nil means none.
 	ErrorLog *log.Logger
 
 	// The end of an upload and the bounds of uploads in progress, shared
@@ -339,9 +362,6 @@ func (o *Options) fillDefaults() error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.ErrorLog == nil {
-		o.ErrorLog = log.Default()
-	}
 	orDefault(&o.AuthorizationTTL, DefaultAuthorizationTTL)
 	orDefault(&o.DownloadTTL, DefaultDownloadTTL)
 	zeroDefault(&o.MaxEmbeddedOutput, DefaultMaxEmbeddedOutput)
@@ -377,9 +397,6 @@ func (o *UploadOptions) fillDefaults() {
 		o.Now = time.Now
 	}
 	orDefault(&o.TTL, DefaultUploadTTL)
-	if o.ErrorLog == nil {
-		o.ErrorLog = log.Default()
-	}
 	o.fillCopyDefaults()
 }
 

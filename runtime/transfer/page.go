@@ -298,7 +298,7 @@ func (c *config) awaitPage(ctx context.Context, ref token.FileRef, state string,
 				return uploaded(m.Size)
 			}
 			if !errors.Is(err, store.ErrNotFound) {
-				logInternal(c.ErrorLog, ctx, "waiting for an upload page", "store stat", err)
+				logInternal(c.obs, ctx, "waiting for an upload page", "store stat", err)
 			}
 			// What the replica that takes the upload marked (pagemarks.go).
 			if err := c.endedMark(ctx, ref.FileID); err != nil {

@@ -68,7 +68,7 @@ func (c *config) takePage(ctx context.Context, arg string, ref token.FileRef, m 
 	case errors.Is(err, store.ErrExists):
 		return fmt.Errorf("Argument '%s' names an upload page whose file an earlier call took already: a page's file is taken once; ask for the file again (call the tool without it).", arg)
 	case err != nil:
-		logInternal(c.ErrorLog, ctx, "taking an upload page's file", "store create", err)
+		logInternal(c.obs, ctx, "taking an upload page's file", "store create", err)
 		return fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
 	return nil
@@ -80,7 +80,7 @@ func (c *config) takePage(ctx context.Context, arg string, ref token.FileRef, m 
 func (r *resolver) GiveBack(ctx context.Context) {
 	for id := range r.took {
 		if err := r.c.Store.Delete(context.WithoutCancel(ctx), id+takenSuffix); err != nil && !errors.Is(err, store.ErrNotFound) {
-			logInternal(r.c.ErrorLog, ctx, "giving back an upload page's file", "store delete", err)
+			logInternal(r.c.obs, ctx, "giving back an upload page's file", "store delete", err)
 		}
 	}
 	r.took = nil

@@ -67,7 +67,7 @@ func (c *config) putMark(ctx context.Context, id, text string, pageExpires time.
 		}
 	}
 	if err != nil && !errors.Is(err, store.ErrExists) {
-		logInternal(c.ErrorLog, ctx, "upload page", "store a marker", err)
+		logInternal(c.obs, ctx, "upload page", "store a marker", err)
 	}
 	return err
 }
@@ -78,14 +78,14 @@ func (c *config) readMark(ctx context.Context, id string) (string, bool) {
 	r, err := c.Store.Open(ctx, id)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			logInternal(c.ErrorLog, ctx, "upload page", "open a marker", err)
+			logInternal(c.obs, ctx, "upload page", "open a marker", err)
 		}
 		return "", false
 	}
 	defer r.Close()
 	b, err := io.ReadAll(io.LimitReader(r, maxMarkLen))
 	if err != nil {
-		logInternal(c.ErrorLog, ctx, "upload page", "read a marker", err)
+		logInternal(c.obs, ctx, "upload page", "read a marker", err)
 		return "", false
 	}
 	return string(b), true

@@ -41,6 +41,7 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 		c.pageProblem(w, r, rf, "")
 		return
 	}
+	recordOf(w).about(claims.Owner, claims.FileID, claims.MediaType, claims.Size)
 	if c.pageEnded(r, claims.FileID) {
 		c.pageProblem(w, r, refusePageClosed, "")
 		return
@@ -50,7 +51,7 @@ func (c *config) servePage(w http.ResponseWriter, r *http.Request, tok string) {
 		c.pageProblem(w, r, pageUsed, "")
 		return
 	case !errors.Is(err, store.ErrNotFound):
-		c.pageProblem(w, r, httpInternal(c.ErrorLog, r, "upload page", "store stat", err).says("The server could not show this page. Try again later."), "")
+		c.pageProblem(w, r, httpInternal(c.obs, r, "upload page", "store stat", err).says("The server could not show this page. Try again later."), "")
 		return
 	}
 	accept := splitAccept(claims.MediaType)
@@ -157,6 +158,7 @@ func (c *config) servePagePost(w http.ResponseWriter, r *http.Request) {
 // that asked for it. It returns the file's size.
 func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token.Claims, part *multipart.Part) (int64, *refusal) {
 	ctx := r.Context()
+	recordOf(w).about(claims.Owner, claims.FileID, claims.MediaType, claims.Size)
 	p := c.pages.get(claims.FileID) // nil when another replica minted the page
 	if c.pageEnded(r, claims.FileID) {
 		return 0, refusePageClosed
@@ -226,6 +228,7 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	}
 	in.received = received
 	n, err := in.run(ctx)
+	recordOf(w).moved(n)
 	switch {
 	case errors.Is(err, errOversize):
 		return 0, tooLarge()
@@ -272,7 +275,7 @@ func (c *config) pageTooSlow(p *page, r *http.Request, claims token.Claims, err 
 // pageInternal answers a failure of the server's own in a page's post, in
 // the page's words (see httpInternal).
 func (c *config) pageInternal(r *http.Request, step string, err error) *refusal {
-	if rf := httpInternal(c.ErrorLog, r, "upload page", step, err); rf.code == ReasonCanceled {
+	if rf := httpInternal(c.obs, r, "upload page", step, err); rf.code == ReasonCanceled {
 		return rf.says("The upload was canceled.")
 	}
 	return refuseInternal.says("The server failed to store the file. Try again later.")
@@ -291,6 +294,7 @@ func (c *config) pageEnded(r *http.Request, fileID string) bool {
 // (again, when not "", is the page to choose another file on), or, to the
 // page's script, JSON.
 func (c *config) pageProblem(w http.ResponseWriter, r *http.Request, rf *refusal, again string) {
+	recordOf(w).refused(rf)
 	if wantsJSON(r) {
 		rf.write(w)
 		return

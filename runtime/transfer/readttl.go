@@ -72,7 +72,7 @@ func (rf *readFiles) end(c *config, id string, ttl time.Duration) {
 		delete(rf.files, id)
 		rf.mu.Unlock()
 		if err := c.Store.Delete(context.Background(), id); err != nil {
-			logInternal(c.ErrorLog, context.Background(), "deleting a file its calls read", "store delete", err)
+			logInternal(c.obs, context.Background(), "deleting a file its calls read", "store delete", err)
 		}
 	})
 	f.timer = timer

@@ -5,7 +5,6 @@ package transfer
 
 import (
 	"context"
-	"log"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -75,32 +74,24 @@ func (r *refusal) write(w http.ResponseWriter) {
 }
 
 // httpInternal is the refusal of a failure of the server's own in an
-// HTTP request to where, logged to l (see logInternal): internal, or
+// HTTP request to where, logged to o (see observer.internal): internal, or
 // canceled when the client went away.
-func httpInternal(l *log.Logger, r *http.Request, where, step string, err error) *refusal {
-	if !logInternal(l, r.Context(), where, step, err) {
+func httpInternal(o *observer, r *http.Request, where, step string, err error) *refusal {
+	if !o.internal(r.Context(), where, step, err) {
 		return refuseCanceled
 	}
 	return refuseInternal
 }
 
-// logInternal logs a failure of the server's own (a store's, a signer's)
-// at where ("upload", "files/authorizeUpload", …) and step, and reports
-// whether it was one: a failure that comes after the request's context
-// ended is the client's going away, not the server's, and is not logged.
-// Every path answers a failure it reports with its own "internal error",
-// never with err's text.
-func logInternal(l *log.Logger, ctx context.Context, where, step string, err error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	l.Printf("transfer: %s: %s: %v", where, step, err)
-	return true
+// logInternal logs a failure of the server's own (see observer.internal).
+func logInternal(o *observer, ctx context.Context, where, step string, err error) bool {
+	return o.internal(ctx, where, step, err)
 }
 
 // internal is the JSON-RPC error of a failure of the server's own in
 // method, logged (see logInternal).
 func (c *config) internal(ctx context.Context, method, step string, err error) error {
-	logInternal(c.ErrorLog, ctx, method, step, err)
+	logInternal(c.obs, ctx, method, step, err)
+	c.obs.Refused(ctx, method, ReasonInternal)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": internal error"}
 }

@@ -93,6 +93,9 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 				ctx = hook.WithResolver(ctx, res, req.GetExtra())
 			}
 			r, err := next(ctx, method, req)
+			if method == MethodAuthorizeUpload || method == MethodAuthorizeDownload {
+				c.recordAuthorize(ctx, method, req, r, err)
+			}
 			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
 				if creq, ok := req.(*mcp.CallToolRequest); ok && !ClientFiles(creq).downloads() {
 					// A copy: the handler may keep its result, for other clients.
@@ -107,6 +110,7 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 		}
 	})
 	hook.Serve(s)
+	hook.SetObserver(s, c.obs.Observer)
 	remember(s, c)
 	return c.handler(), nil
 }
@@ -126,6 +130,7 @@ type config struct {
 	reads        *readFiles  // the files calls read, for ReadFileTTL
 	admit        *admission  // the bounds of uploads in progress, likewise
 	name         implName    // the server's name, for upload pages
+	obs          *observer   // the records and measurements of every path
 }
 
 func newConfig(o Options) (*config, error) {
@@ -150,18 +155,20 @@ func newConfig(o Options) (*config, error) {
 	if err := c.Options.fillDefaults(); err != nil {
 		return nil, err
 	}
+	c.obs = newObserver(c.Logger, c.MeterProvider, c.Keys, c.ErrorLog)
 	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	c.reads = newReadFiles()
-	c.admit = newAdmission(&c.Upload)
+	c.admit = newAdmission(&c.Upload, c.obs)
 	if c.Store == nil {
-		ds, err := defaultStore(c.Keys, c.ErrorLog)
+		ds, err := defaultStore(c.Keys, c.obs)
 		if err != nil {
 			return nil, fmt.Errorf("transfer.Register: the default store: %w (or set Options.Store)", err)
 		}
 		c.Store = ds
 	}
 	c.quota = newQuota(c.Store, c.Quota).withAnonymous(c.Store, c.AnonymousQuota)
+	c.obs.observeUsage(c.Store, c.Now)
 	base := strings.TrimSuffix(o.PublicURL, "/") + "/"
 	c.uploadURL, c.downloadURL = base+UploadPath, base+DownloadPath+"/"
 	c.pageURL, c.pagePostURL, c.publicOrigin = base+PagePath+"/", base+PagePath, origin(u)
@@ -217,7 +224,7 @@ func (c *config) principal(ti *auth.TokenInfo) (string, error) {
 	if p := c.Owner(ti); p != "" {
 		return p, nil
 	}
-	c.ErrorLog.Printf("transfer: %v", errNoPrincipal)
+	c.obs.internal(context.Background(), "auth", "owner", errNoPrincipal)
 	return "", errNoPrincipal
 }
 
@@ -228,10 +235,16 @@ func (c *config) handler() http.Handler {
 	if uo.ErrorLog == nil {
 		uo.ErrorLog = c.ErrorLog
 	}
+	if uo.Logger == nil {
+		uo.Logger = c.Logger
+	}
+	if uo.MeterProvider == nil {
+		uo.MeterProvider = c.MeterProvider
+	}
 	uo.Quota = c.Quota // the one quota (see Options.Upload)
 	uo.Owner = c.httpOwner
 	uo.fillDefaults()
-	up := newUploadHandler(uo, c.bufs, c.admit)
+	up := newUploadHandler(uo, c.bufs, c.admit, c.obs)
 	up.quota = c.quota // with the bound on callers without auth
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dir, last := splitLast(r.URL.Path)
@@ -241,9 +254,9 @@ func (c *config) handler() http.Handler {
 		case lastSegmentOf(dir) == DownloadPath && last != "":
 			c.serveDownload(w, r, last)
 		case last == PagePath:
-			c.servePagePost(w, r)
+			c.recordPage(opUpload, viaPage, w, r, func(w http.ResponseWriter) { c.servePagePost(w, r) })
 		case lastSegmentOf(dir) == PagePath && last != "":
-			c.servePage(w, r, last)
+			c.recordPage(opPage, "", w, r, func(w http.ResponseWriter) { c.servePage(w, r, last) })
 		default:
 			w.Header().Set("Cache-Control", "no-store")
 			refuseNotFound.says("not found (uploads go to …/" + UploadPath + ", downloads to …/" + DownloadPath + "/<token>, upload pages are at …/" + PagePath + "/<token>)").write(w)

@@ -48,6 +48,12 @@ type site struct {
 // file of up to 5 MiB, unsniffed).
 func newSite(t *testing.T, st store.Store, keys *token.Keyring, blob bool) *site {
 	t.Helper()
+	return newSiteWith(t, st, keys, blob, nil)
+}
+
+// newSiteWith is newSite, with the Options edit changes (when not nil).
+func newSiteWith(t *testing.T, st store.Store, keys *token.Keyring, blob bool, edit func(*transfer.Options)) *site {
+	t.Helper()
 	s := &site{store: st, keys: keys, clock: new(atomic.Int64)}
 	s.clock.Store(time.Now().Unix())
 	mux := http.NewServeMux()
@@ -55,10 +61,14 @@ func newSite(t *testing.T, st store.Store, keys *token.Keyring, blob bool) *site
 	t.Cleanup(ts.Close)
 	s.url = ts.URL
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
-	h, err := transfer.Register(s.server, transfer.Options{
+	o := transfer.Options{
 		Keys: keys, PublicURL: ts.URL + "/files/", Store: st,
 		Now: func() time.Time { return time.Unix(s.clock.Load(), 0) },
-	})
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	h, err := transfer.Register(s.server, o)
 	if err != nil {
 		t.Fatal(err)
 	}

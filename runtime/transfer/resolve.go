@@ -13,6 +13,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
@@ -36,6 +37,10 @@ type resolver struct {
 }
 
 var _ hook.Resolver = (*resolver)(nil)
+
+// Observer is the observer of the resolver's server, for the records of
+// package runtime (see hook.ObserverFrom).
+func (r *resolver) Observer() *observe.Observer { return r.c.obs.Observer }
 
 // Declare records that the server takes the files of schema.
 func (r *resolver) Declare(schema *descriptor.Schema) { hook.AddSchema(r.c.server, schema) }
@@ -62,7 +67,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason}
 	}
 	internal := func(step string, err error) (hook.Resolved, error) {
-		logInternal(c.ErrorLog, ctx, "resolving a file URI", step, err)
+		logInternal(c.obs, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
 	owner, err := c.owner(extra, r.session)

@@ -85,13 +85,15 @@ func UploadHandler(o UploadOptions) http.Handler {
 		panic("transfer: UploadHandler needs UploadOptions.Store and UploadOptions.Keys")
 	}
 	o.fillDefaults()
-	return newUploadHandler(o, newBufferPool(o.BufferSize), newAdmission(&o))
+	obs := newObserver(o.Logger, o.MeterProvider, o.Keys, o.ErrorLog)
+	return newUploadHandler(o, newBufferPool(o.BufferSize), newAdmission(&o, obs), obs)
 }
 
 // newUploadHandler is the upload endpoint of o, whose defaults are filled
-// in, copying through buffers of bufs, its uploads admitted by admit.
-func newUploadHandler(o UploadOptions, bufs *bufferPool, admit *admission) *uploadHandler {
-	return &uploadHandler{o: o, quota: newQuota(o.Store, o.Quota), bufs: bufs, admit: admit}
+// in, copying through buffers of bufs, its uploads admitted by admit,
+// recorded by obs.
+func newUploadHandler(o UploadOptions, bufs *bufferPool, admit *admission, obs *observer) *uploadHandler {
+	return &uploadHandler{o: o, quota: newQuota(o.Store, o.Quota), bufs: bufs, admit: admit, obs: obs}
 }
 
 type uploadHandler struct {
@@ -99,19 +101,25 @@ type uploadHandler struct {
 	quota quota
 	bufs  *bufferPool
 	admit *admission
+	obs   *observer
 }
 
 func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if rf := h.upload(w, r); rf != nil {
+	var rec transferRecord
+	rec.begin(opUpload, viaEndpoint, r)
+	rf := h.upload(w, r, &rec)
+	if rf != nil {
 		rf.write(w)
 	}
+	rec.end(r.Context(), h.obs, rf, http.StatusCreated)
 }
 
 // upload is the pipeline: it writes the success response itself and
-// returns the rejection of a refused request.
-func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal {
+// returns the rejection of a refused request. It fills in rec as it
+// learns what the upload is.
+func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request, rec *transferRecord) *refusal {
 	ctx := r.Context()
 
 	// 1. Method: POST (the SEP's multipart descriptor) or PUT (raw body).
@@ -142,6 +150,8 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 		return rf
 	}
 
+	rec.about(c.Owner, c.FileID, c.MediaType, c.Size)
+
 	// 4. Owner: the token's principal is the request's, when it has one.
 	if rf := checkOwner(h.o.Owner, r, c.Owner); rf != nil {
 		return rf
@@ -166,7 +176,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	defer h.admit.leave(key, mem)
 	switch u, ok, err := h.quota.check(ctx, c.Owner, c.Size, h.o.Now()); {
 	case err != nil:
-		return httpInternal(h.o.ErrorLog, r, "upload", "store usage", err)
+		return httpInternal(h.obs, r, "upload", "store usage", err)
 	case !ok:
 		return refuseQuota.says(fmt.Sprintf("quota exceeded: %s %d bytes of uploaded files, and %d more would pass the quota of %d", u.holds("the owner"), u.held, c.Size, u.limit))
 	}
@@ -188,6 +198,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 		body: endAtCut{newPaceReader(body, w, h.o.uploadPace(c.Size, c.Expires, h.o.Now()), c.Size)},
 	}
 	n, err := in.run(ctx)
+	rec.Bytes = n
 	mismatch, _ := err.(*sniffError) // as ingest returns it: no errors.As target to allocate
 	switch {
 	case errors.Is(err, errTooSlow):
@@ -205,7 +216,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	case errors.Is(err, store.ErrDigest):
 		return refuseDigest
 	case err != nil: // a *storeFailure
-		return httpInternal(h.o.ErrorLog, r, "upload", "ingest", err)
+		return httpInternal(h.obs, r, "upload", "ingest", err)
 	}
 
 	// 10. Created: the size and digest of what the file URI now resolves to.
@@ -213,7 +224,7 @@ func (h *uploadHandler) upload(w http.ResponseWriter, r *http.Request) *refusal 
 	if sum == nil {
 		m, err := h.o.Store.Stat(ctx, c.FileID)
 		if err != nil {
-			return httpInternal(h.o.ErrorLog, r, "upload", "store stat", err)
+			return httpInternal(h.obs, r, "upload", "store stat", err)
 		}
 		sum = m.SHA256[:]
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -723,7 +724,9 @@ func BenchmarkUpload64MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 		keys, _ := token.NewKeyring(key(b, 1))
-		handler := transfer.UploadHandler(transfer.UploadOptions{Store: s, Keys: keys})
+		// A record of each upload, written as a server's text log is.
+		logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+		handler := transfer.UploadHandler(transfer.UploadOptions{Store: s, Keys: keys, Logger: logger})
 		run(b, handler, func(url string, i int) *http.Request {
 			tok := sign(b, keys, token.Claims{
 				Purpose: token.PurposeUpload, FileID: fmt.Sprint("file_", i), Size: size, SHA256: sum,

@@ -56,6 +56,9 @@ func MainFlags(name string, args []string, stderr io.Writer, define func(*flag.F
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(stderr, nil)).With(slog.String("command", name))
 	}
+	// The records of uploads, downloads, fetches and refusals go to the
+	// default logger of a server that sets none of its own: this one.
+	slog.SetDefault(o.Logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *addr == "" {

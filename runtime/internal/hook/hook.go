@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/fetch"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 )
 
@@ -160,6 +161,7 @@ type serverInfo struct {
 	serves  bool
 	schemas []*descriptor.Schema
 	fetcher *fetch.Fetcher // for ChatGPT file objects, set by runtime.UseFetcher
+	obs     *observe.Observer
 }
 
 // servers holds the record of each server, by a weak pointer, so that a
@@ -257,3 +259,40 @@ func Fetcher(s *mcp.Server) *fetch.Fetcher {
 // bytes head (up to content.SniffLen) against mt with charset. Package
 // runtime sets it; package transfer calls it for the files it resolves.
 var CheckFile func(arg string, d descriptor.File, mt, charset string, size int64, head []byte) error
+
+// SetObserver records o as the observer of s: what package runtime logs
+// and measures of s's tool calls goes to it. transfer.Register sets its
+// own, so that a server's records go to one logger.
+func SetObserver(s *mcp.Server, o *observe.Observer) {
+	i := info(s)
+	i.mu.Lock()
+	i.obs = o
+	i.mu.Unlock()
+}
+
+// Observer returns the observer SetObserver recorded for s, or
+// observe.Default().
+func Observer(s *mcp.Server) *observe.Observer {
+	if s == nil {
+		return observe.Default()
+	}
+	i := info(s)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.obs == nil {
+		return observe.Default()
+	}
+	return i.obs
+}
+
+// ObserverFrom returns the observer of the server whose request ctx is:
+// that of the Resolver in ctx, when it has one (transfer.Register's), or
+// observe.Default().
+func ObserverFrom(ctx context.Context) *observe.Observer {
+	if r, _ := ResolverFrom(ctx); r != nil {
+		if o, ok := r.(interface{ Observer() *observe.Observer }); ok {
+			return o.Observer()
+		}
+	}
+	return observe.Default()
+}

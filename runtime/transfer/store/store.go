@@ -41,6 +41,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 )
 
 // Errors a Store returns, wrapped or as they are; test them with [errors.Is].
@@ -281,9 +283,12 @@ func idChar(c byte) bool {
 }
 
 // RunSweeper calls s.Sweep every interval, with the time of the tick, until
-// ctx is done, and then returns. After each sweep it calls report, if not
-// nil, with the number deleted and the error; a failed sweep does not stop
-// the loop. Servers run it in a goroutine beside the store.
+// ctx is done, and then returns. After each sweep it writes a record of it
+// to slog.Default() ("sweep": deleted, duration, and the error of one that
+// failed) and counts the files deleted (mcpfile.store.swept, through
+// otel.GetMeterProvider()), and calls report, if not nil, with the number
+// deleted and the error; a failed sweep does not stop the loop. Servers
+// run it in a goroutine beside the store.
 func RunSweeper(ctx context.Context, s Store, interval time.Duration, report func(deleted int, err error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -293,6 +298,7 @@ func RunSweeper(ctx context.Context, s Store, interval time.Duration, report fun
 			return
 		case now := <-t.C:
 			n, err := s.Sweep(ctx, now)
+			observe.Default().Sweep(ctx, fmt.Sprintf("%T", s), n, time.Since(now), err)
 			if report != nil {
 				report(n, err)
 			}

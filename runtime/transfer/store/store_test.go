@@ -3,12 +3,14 @@ package store_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpfile/mcpfile/runtime/internal/observe/observetest"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/storetest"
@@ -76,6 +78,9 @@ func TestMetaExpired(t *testing.T) {
 }
 
 func TestRunSweeper(t *testing.T) {
+	var logs observetest.Recorder
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(logs.Logger())
 	ctx, cancel := context.WithCancel(context.Background())
 	s := memstore.New(nil)
 	w, err := s.Create(ctx, "old", store.Meta{Size: 1, Expires: time.Now().Add(-time.Minute)})
@@ -106,6 +111,10 @@ func TestRunSweeper(t *testing.T) {
 	<-done // returns once ctx is done
 	if n, err := s.Sweep(context.Background(), time.Now()); n != 0 || err != nil {
 		t.Errorf("Sweep after the sweeper = %d, %v, want 0, nil", n, err)
+	}
+	// Each sweep is recorded to the default logger.
+	if got := logs.Find("sweep", "store", "*memstore.Store", "deleted", "1"); len(got) != 1 {
+		t.Errorf("%d records of the sweep that deleted the file, want 1; have %v", len(got), logs.Records())
 	}
 }
 

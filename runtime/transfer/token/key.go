@@ -9,7 +9,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"strings"
+	"sync"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
 
 // MinSecretLen is the shortest secret a [Key] may have, in bytes: the
@@ -88,8 +92,9 @@ func (k Key) Format(f fmt.State, verb rune) {
 // old one until everything it sealed has expired. A Keyring is immutable
 // and safe for concurrent use; formatting it prints key ids only.
 type Keyring struct {
-	keys []Key // keys[0] signs
-	byID map[string]*Key
+	keys   []Key // keys[0] signs
+	byID   map[string]*Key
+	pseudo *sync.Pool // of the HMACs of Pseudonym, keyed from keys[0]
 }
 
 // NewKeyring returns a keyring of keys, the first of which signs. It is
@@ -109,6 +114,8 @@ func NewKeyring(keys ...Key) (*Keyring, error) {
 		r.keys[i] = k
 		r.byID[k.id] = &r.keys[i]
 	}
+	pk := r.keys[0].mac("mcpfile pseudonym key v1", nil)
+	r.pseudo = &sync.Pool{New: func() any { return hmac.New(sha256.New, pk) }}
 	return r, nil
 }
 
@@ -172,4 +179,29 @@ func isIDChars(s string, max int) bool {
 
 func isIDChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+// PseudonymLen is the length of a [Keyring.Pseudonym]: hex of 6 bytes.
+const PseudonymLen = 12
+
+// Pseudonym returns what logs show of a principal s: hex of the first 6
+// bytes of an HMAC-SHA-256 of s under a key derived from the signing key.
+// It is the same on every replica with the same keys, so the records of
+// one principal can be told apart from another's and followed, and it
+// gives nothing of s away to whoever reads the logs without the key (an
+// unkeyed hash of an email address is found by hashing addresses). It is
+// "" for a nil or zero Keyring.
+func (r *Keyring) Pseudonym(s string) string {
+	if r == nil || r.pseudo == nil {
+		return ""
+	}
+	h := r.pseudo.Get().(hash.Hash)
+	h.Reset()
+	h.Write(text.Bytes(s)) // not kept: HMAC copies what it hashes
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	r.pseudo.Put(h)
+	var out [PseudonymLen]byte
+	hex.Encode(out[:], sum[:PseudonymLen/2])
+	return string(out[:])
 }
