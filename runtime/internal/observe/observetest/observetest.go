@@ -109,8 +109,9 @@ next:
 var tokenRun = regexp.MustCompile(`[A-Za-z0-9_-]{40,}`)
 
 // fileID is a file ID of the store: of an upload, "file_" and 26
-// characters; of an upload page, "page_", 16 hex digits, "_" and 26.
-var fileID = regexp.MustCompile(`^(file_[A-Z2-7]{26}|page_[0-9a-f]{16}_[A-Z2-7]{26})$`)
+// characters; of an upload page, "page_", 24 hex digits (its tool and
+// input request), "_", "link_" for a page handed over as a link, and 26.
+var fileID = regexp.MustCompile(`^(file_[A-Z2-7]{26}|page_[0-9a-f]{24}_(link_)?[A-Z2-7]{26})$`)
 
 // mayBeToken returns the first run of rec that may be a token, or "".
 func mayBeToken(rec string) string {
