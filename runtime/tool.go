@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
@@ -72,6 +73,7 @@ func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.Too
 		panic(fmt.Sprintf("runtime.AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, th)
+	addInlineTool(s, tt.Name, tt.InputSchema.(json.RawMessage), plan)
 }
 
 // toolFor returns the tool to register, its low-level handler and the
@@ -102,6 +104,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = inline.Bind(ctx, req.Params.Meta, tt.Name)
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
 			return errorResult(err), nil

@@ -197,6 +197,10 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 		stateful.ServeHTTP(w, r)
 	})
 	filesPath, files, ok := transfer.Endpoints(s)
+	if ok {
+		endpoint = transfer.KeepFilesCapability(endpoint)
+	}
+	endpoint = inlineHTTP(s, limit, endpoint)
 	if !ok {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != path {
@@ -206,7 +210,6 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 			endpoint.ServeHTTP(w, r)
 		}), ""
 	}
-	endpoint = transfer.KeepFilesCapability(endpoint)
 	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
 	// what patterns read as syntax (spaces, braces).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -229,13 +232,20 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 // (transfer.KeepFilesCapabilityTransport); the transfer endpoints
 // themselves need HTTP.
 func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
-	t := &mcp.StdioTransport{MaxLineLength: lineLimit(RequestLimit(s, o))}
-	return s.Run(ctx, keepFiles(s, t))
+	// What mcp.StdioTransport reads and writes, and closes.
+	return serveIO(ctx, s, os.Stdin, nopCloser{os.Stdout}, o)
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // serveIO is [Stdio] over r and w.
 func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
-	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: lineLimit(RequestLimit(s, o))}
+	limit := lineLimit(RequestLimit(s, o))
+	c := newInlineIO(s, limit)
+	defer c.closeAll()
+	t := &mcp.IOTransport{Reader: c.reader(r), Writer: c.writer(w), MaxLineLength: limit}
 	return s.Run(ctx, keepFiles(s, t))
 }
 
