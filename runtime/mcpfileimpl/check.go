@@ -92,6 +92,13 @@ func decodeValue(arg string, tok []byte, d descriptor.File) (runtime.File, error
 	if err != nil {
 		return runtime.File{}, err
 	}
+	return decodeString(arg, uri, escaped, d)
+}
+
+// decodeString is decodeValue for the contents uri of a JSON string
+// token: still escaped when escaped is true, else ASCII without control
+// characters (see jsonString).
+func decodeString(arg string, uri []byte, escaped bool, d descriptor.File) (runtime.File, error) {
 	switch {
 	case !escaped && isFileURI(uri):
 		return fileRef(arg, uri, d)

@@ -18,9 +18,18 @@ func init() { inline.Decode = decodeInline }
 // that p describes, as [Object.Unmarshal] decodes it into a runtime.File
 // (a single one, or each item of a slice), calling each for every file
 // with the JSON string that carries its bytes. See inline.Decode.
-func decodeInline(arg string, val []byte, p *descriptor.Prop, each func(i int, s []byte, file any)) error {
+func decodeInline(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any)) error {
 	if jsonwalk.IsNull(val) || p.File.Form == descriptor.OpenAI {
 		return nil // nothing inline: a ChatGPT file is fetched
+	}
+	if plain && p.Kind == descriptor.Single && p.File.Form == "" {
+		// A string the caller checked: what jsonString would check again.
+		f, err := decodeString(arg, val[1:len(val)-1], false, p.File)
+		if err != nil {
+			return err
+		}
+		each(-1, val, f)
+		return nil
 	}
 	one := func(i int, arg string, tok []byte) error {
 		var f runtime.File

@@ -57,9 +57,10 @@ const (
 // of its item in an array (-1 for a single file), the JSON string in val
 // that carries the file's bytes (the data: URI, or a FileData object's
 // base64 member; a subslice of val) and the decoded runtime.File. A value the decoder would not decode into files (null, a
-// ChatGPT file object) gives no call and no error. Package mcpfileimpl
-// sets it.
-var Decode func(arg string, val []byte, p *descriptor.Prop, each func(i int, s []byte, file any)) error
+// ChatGPT file object) gives no call and no error. plain reports that val
+// is a JSON string known to be printable ASCII without a backslash, which
+// the decoder then does not check again. Package mcpfileimpl sets it.
+var Decode func(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any)) error
 
 // A Scope holds the references made for one incoming message, until the
 // tool's handler takes them or the serving code closes it.

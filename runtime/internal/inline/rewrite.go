@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/segmentio/asm/ascii"
+
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
@@ -63,6 +65,9 @@ type rewriter struct {
 	msg   []byte
 	files func(tool string) map[string]*descriptor.Prop
 	edits []edit
+
+	objects map[int][]member // the members of the objects walk went into, by start
+	plain   map[int]bool     // whether the strings it scanned are plain, by start
 }
 
 // member is a member of an object: key (unescaped) and the spans in msg.
@@ -73,27 +78,127 @@ type member struct {
 	stripped bool
 }
 
-// members walks the object msg[start:end] (msg[start] is '{'), returning
-// its members; ok is false when it is malformed.
+// members returns the members of the object msg[start:end] (msg[start]
+// is '{'); ok is false when it is malformed. The objects the walk of the
+// message went into are not walked again.
 func (r *rewriter) members(start, end int) (ms []member, ok bool) {
+	if ms, ok := r.objects[start]; ok {
+		return ms, true
+	}
+	ms, next, ok := r.object(start, end, 1, nil)
+	return ms, ok && jsonwalk.SkipWS(r.msg[:end], next) == end
+}
+
+// object walks the object at msg[start] (a '{'), which ends before end
+// and is enclosed in depth-1 others, and returns its members and the index
+// past it. The value of each member is scanned by scan, when not nil and
+// it returns true, or else by jsonwalk.ScanValue: a value walked by scan
+// is walked once, not scanned first and walked again.
+func (r *rewriter) object(start, end, depth int, scan func(key string, at int) (next int, ok, done bool)) (ms []member, next int, ok bool) {
 	b := r.msg[:end]
-	ok = jsonwalk.WalkObject(b, start, func(key, val jsonwalk.Span) bool {
-		k := b[key.Start+1 : key.End-1]
+	i := jsonwalk.SkipWS(b, start+1)
+	if i < len(b) && b[i] == '}' {
+		return nil, i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, i, false
+		}
+		keyEnd, ok := jsonwalk.ScanString(b, i)
+		if !ok {
+			return nil, i, false
+		}
+		k := b[i+1 : keyEnd-1]
 		var name string
 		if len(k) <= 6*64 { // longer keys are none of those looked for
 			name = string(jsonwalk.Unquote(k))
 		}
-		ms = append(ms, member{key: name, keySpan: key, valSpan: val})
-		return true
-	})
-	return ms, ok
+		j := jsonwalk.SkipWS(b, keyEnd)
+		if j >= len(b) || b[j] != ':' {
+			return nil, j, false
+		}
+		at := jsonwalk.SkipWS(b, j+1)
+		var valEnd int
+		done := false
+		if scan != nil {
+			valEnd, ok, done = scan(name, at)
+		}
+		if !done {
+			valEnd, ok = jsonwalk.ScanValue(b, at, depth)
+		}
+		if !ok {
+			return nil, valEnd, false
+		}
+		ms = append(ms, member{key: name, keySpan: jsonwalk.Span{Start: i, End: keyEnd}, valSpan: jsonwalk.Span{Start: at, End: valEnd}})
+		i = jsonwalk.SkipWS(b, valEnd)
+		if i < len(b) && b[i] == ',' {
+			i = jsonwalk.SkipWS(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return ms, i + 1, true
+		}
+		return nil, i, false
+	}
+}
+
+// walk walks the message msg[start:end], an object, going into params and
+// its arguments rather than scanning them first, and noting which string
+// values of the arguments are plain (see scanString).
+func (r *rewriter) walk(start, end int) ([]member, bool) {
+	r.objects = map[int][]member{}
+	r.plain = map[int]bool{}
+	into := func(depth int, scan func(string, int) (int, bool, bool)) func(int) (int, bool, bool) {
+		return func(at int) (int, bool, bool) {
+			ms, next, ok := r.object(at, end, depth, scan)
+			if ok {
+				r.objects[at] = ms
+			}
+			return next, ok, true
+		}
+	}
+	args := func(_ string, at int) (int, bool, bool) {
+		if r.msg[at] != '"' {
+			return 0, false, false
+		}
+		next, plain, ok := scanString(r.msg[:end], at)
+		r.plain[at] = plain
+		return next, ok, true
+	}
+	params := func(key string, at int) (int, bool, bool) {
+		if key != "arguments" || r.msg[at] != '{' {
+			return 0, false, false
+		}
+		return into(3, args)(at)
+	}
+	top := func(key string, at int) (int, bool, bool) {
+		if key != "params" || r.msg[at] != '{' {
+			return 0, false, false
+		}
+		return into(2, params)(at)
+	}
+	ms, next, ok := r.object(start, end, 1, top)
+	return ms, ok && jsonwalk.SkipWS(r.msg[:end], next) == end
+}
+
+// scanString is jsonwalk.ScanString, and reports whether the string is
+// plain: printable ASCII without a backslash, what the vector routines
+// clear (jsonwalk.Plain).
+func scanString(b []byte, i int) (next int, plain, ok bool) {
+	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 {
+		if s := b[i+1 : i+1+q]; bytes.IndexByte(s, '\\') < 0 && ascii.ValidPrint(s) {
+			return i + q + 2, true, true
+		}
+	}
+	next, ok = jsonwalk.ScanString(b, i)
+	return next, false, ok
 }
 
 // message handles the message msg[start:end]: it removes MetaKey from its
 // params._meta and, when fast, tries the fast path. It returns the scope
 // of the references made, and the raw id.
 func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
-	top, ok := r.members(start, end)
+	top, ok := r.walk(start, end)
 	if !ok {
 		return nil, nil
 	}
@@ -234,7 +339,7 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 		}
 		seen[m.key] = true
 		val := r.span(m.valSpan)
-		err := Decode(m.key, val, prop, func(i int, s []byte, file any) {
+		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any) {
 			start := cap(r.msg) - cap(s) // s is a subslice of msg
 			arg := m.key
 			if i >= 0 {
