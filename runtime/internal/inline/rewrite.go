@@ -118,6 +118,9 @@ func (r *rewriter) object(start, end, depth int, scan func(key string, at int) (
 			return nil, j, false
 		}
 		at := jsonwalk.SkipWS(b, j+1)
+		if at >= len(b) {
+			return nil, at, false
+		}
 		var valEnd int
 		done := false
 		if scan != nil {
