@@ -27,7 +27,7 @@ import (
 func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
 	files := inline.ToolFiles(s)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody || r.ContentLength > limit {
 			h.ServeHTTP(w, r)
 			return
 		}
