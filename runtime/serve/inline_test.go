@@ -19,6 +19,7 @@ import (
 	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
+	"github.com/mcpfile/mcpfile/runtime/internal/testtypes"
 	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/serve/internal/inlinetypes"
 )
@@ -309,5 +310,27 @@ func TestInlineHostileReferences(t *testing.T) {
 	}
 	if n := inline.Held(); n != 0 {
 		t.Errorf("%d references held after the calls", n)
+	}
+}
+
+// TestInlineLineOverLimit: over stdio, a line longer than the limit goes
+// to the SDK as it came, which ends the session, as without the fast
+// path.
+func TestInlineLineOverLimit(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "small", Version: "v1"}, nil)
+	runtime.AddTool(s, &mcp.Tool{Name: "files"}, func(context.Context, *mcp.CallToolRequest, testtypes.ImageArgs) (*mcp.CallToolResult, any, error) {
+		return text("called"), nil, nil
+	})
+	limit := int(serve.RequestLimit(s, serve.Options{}))
+	if limit > mcp.DefaultMaxLineLength {
+		t.Fatalf("the request limit is %d, over the stdio default line limit", limit)
+	}
+	long := uri("image/png", bytes.Repeat([]byte{0x89}, mcp.DefaultMaxLineLength*3/4+1))
+	for _, fast := range []bool{true, false} {
+		cs := stdio(t, s, fast)
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "files", Arguments: map[string]any{"image": long}})
+		if err == nil {
+			t.Errorf("fast path %v: a %d-byte line was read", fast, len(long))
+		}
 	}
 }
