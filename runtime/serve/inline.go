@@ -137,12 +137,13 @@ func (c *inlineIO) writer(w io.WriteCloser) io.WriteCloser {
 // each to the SDK as inline.Rewrite returns it; a line longer than the
 // limit, and anything after the last newline, as they came.
 type inlineReader struct {
-	c   *inlineIO
-	r   io.ReadCloser
-	buf []byte // read, not yet handed over
-	out []byte // to hand over
-	raw bool   // inside a line over the limit: handing it over as it comes
-	err error
+	c       *inlineIO
+	r       io.ReadCloser
+	buf     []byte // read, not yet handed over
+	scanned int    // buf[:scanned] holds no newline
+	out     []byte // to hand over
+	raw     bool   // inside a line over the limit: handing it over as it comes
+	err     error
 }
 
 // readChunk is how much is read at a time.
@@ -150,57 +151,60 @@ const readChunk = 64 << 10
 
 func (l *inlineReader) Read(p []byte) (int, error) {
 	for len(l.out) == 0 {
-		if l.err != nil {
+		if !l.fill() {
 			if len(l.buf) > 0 { // a last line without a newline
-				l.out, l.buf = l.buf, nil
+				l.out, l.buf, l.scanned = l.buf, nil, 0
 				break
 			}
 			l.c.closeAll()
 			return 0, l.err
 		}
-		l.fill()
 	}
 	n := copy(p, l.out)
 	l.out = l.out[n:]
 	return n, nil
 }
 
-// fill reads until there is something to hand over, or an error.
-func (l *inlineReader) fill() {
-	scanned := len(l.buf)
-	if cap(l.buf)-len(l.buf) < readChunk {
-		b := make([]byte, len(l.buf), max(2*cap(l.buf), len(l.buf)+readChunk))
-		copy(b, l.buf)
-		l.buf = b
-	}
-	n, err := l.r.Read(l.buf[len(l.buf):cap(l.buf)])
-	l.buf = l.buf[:len(l.buf)+n]
-	l.err = err
-	i := bytes.IndexByte(l.buf[scanned:], '\n')
-	if l.raw {
-		if i >= 0 {
-			l.raw = false
-			l.out, l.buf = l.buf[:scanned+i+1], l.buf[scanned+i+1:]
-		} else {
-			l.out, l.buf = l.buf, nil
+// fill makes the next line (or, over the limit, the next piece of one)
+// ready to hand over, reading as much as that takes; it returns false
+// when reading failed first.
+func (l *inlineReader) fill() bool {
+	for {
+		if i := bytes.IndexByte(l.buf[l.scanned:], '\n'); i >= 0 {
+			end := l.scanned + i + 1
+			line, rest := l.buf[:end], l.buf[end:]
+			if l.raw {
+				l.raw = false
+				l.out = line
+			} else {
+				l.out = l.c.rewrite(line)
+			}
+			if cap(l.buf) > 1<<20 {
+				// Keep nothing of a large line once it is handed over.
+				l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)
+			} else {
+				l.buf = rest
+			}
+			l.scanned = 0
+			return true
 		}
-		return
-	}
-	if i < 0 {
-		if len(l.buf) > l.c.limit {
+		l.scanned = len(l.buf)
+		if (l.raw && len(l.buf) > 0) || len(l.buf) > l.c.limit {
 			l.raw = true
-			l.out, l.buf = l.buf, nil
+			l.out, l.buf, l.scanned = l.buf, nil, 0
+			return true
 		}
-		return
-	}
-	line := l.buf[:scanned+i+1]
-	rest := l.buf[scanned+i+1:]
-	l.out = l.c.rewrite(line)
-	if cap(l.buf) > 1<<20 {
-		// Keep nothing of a large line once it is handed over.
-		l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)
-	} else {
-		l.buf = rest
+		if l.err != nil {
+			return false
+		}
+		if cap(l.buf)-len(l.buf) < readChunk {
+			b := make([]byte, len(l.buf), max(2*cap(l.buf), len(l.buf)+readChunk))
+			copy(b, l.buf)
+			l.buf = b
+		}
+		n, err := l.r.Read(l.buf[len(l.buf):cap(l.buf)])
+		l.buf = l.buf[:len(l.buf)+n]
+		l.err = err
 	}
 }
 

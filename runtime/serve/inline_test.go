@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -332,5 +333,45 @@ func TestInlineLineOverLimit(t *testing.T) {
 		if err == nil {
 			t.Errorf("fast path %v: a %d-byte line was read", fast, len(long))
 		}
+	}
+}
+
+// TestInlineReaderLines: the stdio reader hands over every line, however
+// the client's writes cut them: several in one write, one in many.
+func TestInlineReaderLines(t *testing.T) {
+	msgs := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"v1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\r\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	for _, cut := range []int{len(msgs), 1, 7, 100} {
+		toServer, fromClient := io.Pipe()
+		toClient, fromServer := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- serve.ServeIO(context.Background(), inlineServer(&seen{}), toServer, fromServer, serve.Options{})
+		}()
+		go func() {
+			for i := 0; i < len(msgs); i += cut {
+				fromClient.Write([]byte(msgs[i:min(i+cut, len(msgs))]))
+			}
+		}()
+		r := bufio.NewReader(toClient)
+		var answers string
+		for range 3 { // answered in any order
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Errorf("writes of %d bytes: %v", cut, err)
+				break
+			}
+			answers += line
+		}
+		for _, id := range []string{`"id":0,`, `"id":1,`, `"id":2,`} {
+			if !strings.Contains(answers, id) {
+				t.Errorf("writes of %d bytes: no answer with %s in %s", cut, id, short(answers))
+			}
+		}
+		fromClient.Close()
+		toClient.Close()
+		<-done
 	}
 }
