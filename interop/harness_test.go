@@ -25,7 +25,7 @@ var examples = []string{"describe_image", "compare_documents", "profile"}
 // requireNode returns the node binary, and requires (prereq.Require: a
 // failure under CI=true, else a skip that is reported) that it and the
 // npm packages pinned by package-lock.json are installed.
-func requireNode(t *testing.T) string {
+func requireNode(t testing.TB) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	prereq.Require(t, err == nil, "node",

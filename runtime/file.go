@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 )
 
 // File is a decoded, validated file argument.
@@ -79,7 +80,10 @@ type fileContent struct {
 	mem   *[]byte   // the bytes, held in memory; or
 	ext   *extFile  // the bytes, elsewhere (an uploaded file); or
 	ref   *string   // an uploaded file's URI, until it is resolved; or
-	fetch *fetchRef // a file to download, until it is fetched
+	fetch *fetchRef // a file to download, until it is fetched; or
+	// inline is a reference the fast path of inline files made
+	// (runtime/serve), until it is resolved to the file it decoded.
+	inline *inlineRef
 
 	// release deletes the stored file an uploaded file was resolved from
 	// (whether its bytes are in mem or ext); nil for every other File.
@@ -104,7 +108,13 @@ type extFile struct {
 func init() {
 	hook.CheckFile = checkFile
 	hook.NewRef = func(uri string) any { return File{content: &fileContent{ref: &uri}} }
-	hook.IsRef = func(f any) bool { c := f.(File).content; return c != nil && (c.ref != nil || c.fetch != nil) }
+	hook.IsRef = func(f any) bool {
+		c := f.(File).content
+		return c != nil && (c.ref != nil || c.fetch != nil || c.inline != nil)
+	}
+	inline.NewRef = func(ref string, refusal error) any {
+		return File{content: &fileContent{inline: &inlineRef{ref, refusal}}}
+	}
 	hook.NewFetchRef = func(url, mediaType, name string) any {
 		return File{content: &fileContent{fetch: &fetchRef{url, mediaType, name}}}
 	}

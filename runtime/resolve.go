@@ -175,6 +175,9 @@ func resolveOne(ctx context.Context, ft *fetch.Fetcher, arg string, f *File, d d
 	if c != nil && c.fetch != nil {
 		return resolveFetch(ctx, ft, arg, f, d)
 	}
+	if c != nil && c.inline != nil {
+		return resolveInline(ctx, arg, f)
+	}
 	if c == nil || c.ref == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 )
@@ -75,6 +76,7 @@ func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.Too
 		panic(fmt.Sprintf("runtime.AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, th)
+	addInlineTool(s, tt.Name, tt.InputSchema.(json.RawMessage), plan)
 }
 
 // toolFor returns the tool to register, its low-level handler and the
@@ -106,6 +108,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, toolPlanKey{}, plan) // for ElicitUpload's Arg
+		ctx = inline.Bind(ctx, req.Params.Meta, tt.Name)
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
 			recordRefusal(ctx, hook.Observer(server), observe.OpToolCall, t.Name, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 	"github.com/mcpfile/mcpfile/runtime/internal/text"
 )
@@ -73,11 +74,31 @@ func validateURI(arg, uri string, d descriptor.File) error {
 //
 // A tok that is not a JSON string gives a runtime.RuleURIForm [*runtime.Error]; a malformed
 // string token gives the error encoding/json gives for it.
+//
+// A tok that is a reference the fast path made (package inline) gives the
+// File that stands for it, resolved by runtime.AddTool before the handler
+// runs, or refused there with the error tok gets here as a value.
 func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
+	if ref, ok := liveRef(tok); ok {
+		_, refusal := decodeValue(arg, tok, d)
+		return inline.NewRef(ref, refusal).(runtime.File), nil
+	}
+	return decodeValue(arg, tok, d)
+}
+
+// decodeValue is decodeJSON for a value that is not a reference.
+func decodeValue(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
 	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
+	return decodeString(arg, uri, escaped, d)
+}
+
+// decodeString is decodeValue for the contents uri of a JSON string
+// token: still escaped when escaped is true, else ASCII without control
+// characters (see jsonString).
+func decodeString(arg string, uri []byte, escaped bool, d descriptor.File) (runtime.File, error) {
 	switch {
 	case !escaped && isFileURI(uri):
 		return fileRef(arg, uri, d)

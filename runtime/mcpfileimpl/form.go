@@ -10,6 +10,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/content"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
@@ -89,7 +90,15 @@ func declaredType(arg, what, member, s string) (mt string, params map[string]str
 // (before anything of the decoded size is allocated), the base64, the
 // declared size against the decoded one, the content against the media
 // type. The file name is sanitized.
+//
+// A base64 member that is a reference the fast path made gives the File
+// that stands for it, as decodeJSON does.
 func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *runtime.Error) {
+	return decodeFileDataRefs(arg, tok, d, true)
+}
+
+// decodeFileDataRefs is decodeFileData, which takes references when refs is true.
+func decodeFileDataRefs(arg string, tok []byte, d descriptor.File, refs bool) (runtime.File, *runtime.Error) {
 	t := jsonwalk.TrimWS(tok)
 	if len(t) == 0 || t[0] != '{' {
 		return runtime.File{}, &runtime.Error{Arg: arg, Rule: runtime.RuleType, Reason: "received " + jsonwalk.Kind(t) + ", want a FileData object {fileName, mimeType, base64}"}
@@ -119,6 +128,14 @@ func decodeFileData(arg string, tok []byte, d descriptor.File) (runtime.File, *r
 	b64 := v[2]
 	if b64 == nil || jsonwalk.IsNull(b64) {
 		return runtime.File{}, formErr(arg, fileDataWhat, `the member "base64" is missing`)
+	}
+	if ref, ok := liveRef(b64); ok && refs {
+		_, refusal := decodeFileDataRefs(arg, tok, d, false)
+		var err error
+		if refusal != nil {
+			err = refusal
+		}
+		return inline.NewRef(ref, err).(runtime.File), nil
 	}
 	payload, escaped, jerr := jsonString(arg, b64, d)
 	if jerr != nil {

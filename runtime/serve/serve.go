@@ -20,6 +20,24 @@
 // declares in initialize is dropped by its typed capabilities unless
 // transfer.KeepFilesCapability keeps it. [Handler] does all of that in one
 // value.
+//
+// Both [Handler] and [Stdio] also read each message a client sends once,
+// before the go-sdk does: a tools/call of a tool added with
+// runtime.AddTool whose file arguments all pass has its large data: URIs
+// decoded and checked there, by the generated decoder's own code, and
+// reaches the SDK with a short reference in place of each, which
+// runtime.AddTool's handler resolves to the decoded file before the
+// tool's handler runs. The SDK's JSON handling, which walks a large
+// string about eight times, then never sees the file's bytes: a call
+// with a file of megabytes costs a fraction of what it costs through the
+// SDK alone, in time and memory (BENCHMARKS.md §10). A reference is good
+// for its request, tool and argument only, once; any other (one a client
+// writes, one from another request or session) is refused as the same
+// string is as a value. What this does not take (a file it would refuse,
+// a message it does not understand, a tool added otherwise) reaches the
+// SDK as it came, with the same answers; a receiving middleware sees the
+// references and their scope key (_meta "io.mcpfile/inline"), which the
+// tool's handler no longer sees.
 package serve
 
 import (
@@ -160,6 +178,10 @@ func RequestLimit(s *mcp.Server, o Options) int64 {
 // (transfer.KeepFilesCapability), so that file results reach the clients
 // that can read them.
 //
+// POST bodies of tools/call go through the fast path of inline files (see
+// the package documentation): read whole, within the same limit, before
+// the SDK's handler gets them.
+//
 // The limit is computed when Handler is called: add the tools first. It
 // panics when a form of o.Forms cannot be used (see RequestLimit).
 func Handler(s *mcp.Server, o Options) http.Handler {
@@ -198,6 +220,10 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 		stateful.ServeHTTP(w, r)
 	})
 	filesPath, files, ok := transfer.Endpoints(s)
+	if ok {
+		endpoint = transfer.KeepFilesCapability(endpoint)
+	}
+	endpoint = inlineHTTP(s, limit, endpoint)
 	if !ok {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != path {
@@ -207,7 +233,6 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 			endpoint.ServeHTTP(w, r)
 		}), ""
 	}
-	endpoint = transfer.KeepFilesCapability(endpoint)
 	// Routed by hand, not by a ServeMux pattern: PublicURL's path may hold
 	// what patterns read as syntax (spaces, braces).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -228,15 +253,24 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 // mcp.DefaultMaxLineLength); a longer line ends the session. With
 // transfers, the files capability of initialize is kept, as over HTTP
 // (transfer.KeepFilesCapabilityTransport); the transfer endpoints
-// themselves need HTTP.
+// themselves need HTTP. Each line goes through the fast path of inline
+// files (see the package documentation); a longer line than the limit
+// goes to the SDK as it came.
 func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
-	t := &mcp.StdioTransport{MaxLineLength: lineLimit(RequestLimit(s, o))}
-	return run(ctx, s, keepFiles(s, t))
+	// What mcp.StdioTransport reads and writes, and closes.
+	return serveIO(ctx, s, os.Stdin, nopCloser{os.Stdout}, o)
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // serveIO is [Stdio] over r and w.
 func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
-	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: lineLimit(RequestLimit(s, o))}
+	limit := lineLimit(RequestLimit(s, o))
+	c := newInlineIO(s, limit)
+	defer c.closeAll()
+	t := &mcp.IOTransport{Reader: c.reader(r), Writer: c.writer(w), MaxLineLength: limit}
 	return run(ctx, s, keepFiles(s, t))
 }
 

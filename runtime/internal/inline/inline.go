@@ -1,0 +1,230 @@
+// Package inline is the fast path of inline files: it lets the serving
+// code (runtime/serve) decode the data: URIs of a tools/call straight from
+// the bytes of the JSON-RPC message, with the generated decoder's own
+// checks, and hand the go-sdk the message with each such string replaced
+// by a short reference, so that the SDK's JSON handling, which walks a
+// large string about eight times, never sees the file's bytes
+// (BENCHMARKS.md §10).
+//
+// A reference is "mcpfile-inline:" and a random token. It is resolved
+// back to the decoded file by runtime.AddTool's handler, before the
+// tool's handler runs, and only there: for the request it was made for
+// (the message's params._meta carries the request's random scope key,
+// which the fast path strips from whatever a client sent), the tool it
+// was called with and the argument it was sent for, once. Anything else
+// (a token a client wrote, one from another request, a second use) is
+// refused with the refusal the decoder gives the same string as a value,
+// which is not a data: URI. Everything the fast path does not understand
+// or would refuse goes to the SDK unchanged.
+//
+// Package runtime registers the tools and resolves references; package
+// mcpfileimpl, the decoder, sets [Decode] and recognises references; the
+// serving code calls [Rewrite] on each incoming message and closes the
+// [Scope] it got once the request is answered.
+package inline
+
+import (
+	"context"
+	"crypto/rand"
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+)
+
+const (
+	// Scheme starts every reference.
+	Scheme = "mcpfile-inline:"
+
+	// MetaKey is the member of a tools/call's params._meta that carries the
+	// scope key of the request's references. The fast path removes it
+	// from every message a client sends, and runtime.AddTool's handler
+	// removes it from the request before the tool's handler sees it.
+	MetaKey = "io.mcpfile/inline"
+
+	// MinRef is the shortest JSON string of a file, quotes included, that
+	// the fast path replaces with a reference: a smaller file costs the
+	// SDK less than a reference costs.
+	MinRef = 4096
+)
+
+// Decode decodes val, the raw JSON value of the file argument arg that p
+// describes, with the generated decoder's code: the same checks in the
+// same order, and its error. For each file it calls each with the index
+// of its item in an array (-1 for a single file), the JSON string in val
+// that carries the file's bytes (the data: URI, or a FileData object's
+// base64 member; a subslice of val) and the decoded runtime.File. A value the decoder would not decode into files (null, a
+// ChatGPT file object) gives no call and no error. plain reports that val
+// is a JSON string known to be printable ASCII without a backslash, which
+// the decoder then does not check again. Package mcpfileimpl sets it.
+var Decode func(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any)) error
+
+// A Scope holds the references made for one incoming message, until the
+// tool's handler takes them or the serving code closes it.
+type Scope struct {
+	key  string // the random scope key, in params._meta
+	tool string
+
+	mu     sync.Mutex
+	tokens []string // made here; those not taken are still in entries
+}
+
+// entry is the file a reference stands for.
+type entry struct {
+	scope *Scope
+	arg   string
+	file  any // runtime.File
+}
+
+// entries holds every reference not taken yet, by token.
+var entries sync.Map // string → *entry
+
+// newScope returns an empty scope for a call of tool.
+func newScope(tool string) *Scope {
+	return &Scope{key: rand.Text(), tool: tool}
+}
+
+// add makes a reference to file, sent for arg, and returns its string.
+func (s *Scope) add(arg string, file any) string {
+	t := rand.Text()
+	entries.Store(t, &entry{scope: s, arg: arg, file: file})
+	s.mu.Lock()
+	s.tokens = append(s.tokens, t)
+	s.mu.Unlock()
+	return Scheme + t
+}
+
+// Close forgets the references of s that were not taken: their files are
+// no longer held. It may be called more than once.
+func (s *Scope) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	tokens := s.tokens
+	s.tokens = nil
+	s.mu.Unlock()
+	for _, t := range tokens {
+		entries.Delete(t)
+	}
+}
+
+// Live reports whether ref (without quotes) is a reference not taken yet,
+// whatever it was made for: the decoder then leaves it to [Take], which
+// checks the rest. Anything else is decoded as the value it is.
+func Live(ref []byte) bool {
+	if len(ref) <= len(Scheme) || string(ref[:len(Scheme)]) != Scheme {
+		return false
+	}
+	_, ok := entries.Load(string(ref[len(Scheme):]))
+	return ok
+}
+
+type bindingKey struct{}
+
+type binding struct{ key, tool string }
+
+// Bind returns ctx carrying the scope key that meta, the params._meta of a
+// call of tool, holds, and removes it from meta, for [Take]. Without one,
+// ctx is returned as it is, and no reference resolves.
+func Bind(ctx context.Context, meta map[string]any, tool string) context.Context {
+	v, ok := meta[MetaKey]
+	if !ok {
+		return ctx
+	}
+	delete(meta, MetaKey)
+	key, _ := v.(string)
+	if key == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, bindingKey{}, binding{key, tool})
+}
+
+// Take returns the file that ref (without quotes) stands for, and forgets
+// it, when it was made for the request, tool and argument arg that ctx
+// (see [Bind]) and arg name; ok is false otherwise.
+func Take(ctx context.Context, ref, arg string) (file any, ok bool) {
+	b, _ := ctx.Value(bindingKey{}).(binding)
+	if b.key == "" || len(ref) <= len(Scheme) || ref[:len(Scheme)] != Scheme {
+		return nil, false
+	}
+	t := ref[len(Scheme):]
+	v, found := entries.Load(t)
+	if !found {
+		return nil, false
+	}
+	e := v.(*entry)
+	if e.scope.key != b.key || e.scope.tool != b.tool || e.arg != arg {
+		return nil, false
+	}
+	if !entries.CompareAndDelete(t, e) {
+		return nil, false // taken meanwhile
+	}
+	return e.file, true
+}
+
+// The tools of each server whose file arguments the fast path decodes: by
+// a weak pointer, so that a server the program drops is dropped here too.
+var servers sync.Map // weak.Pointer[mcp.Server] → *tools
+
+type tools struct {
+	mu    sync.RWMutex
+	files map[string]map[string]*descriptor.Prop // tool → argument → property
+}
+
+func toolsOf(s *mcp.Server) *tools {
+	k := weak.Make(s)
+	if v, ok := servers.Load(k); ok {
+		return v.(*tools)
+	}
+	v, loaded := servers.LoadOrStore(k, &tools{files: map[string]map[string]*descriptor.Prop{}})
+	if !loaded {
+		runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { servers.Delete(k) }, k)
+	}
+	return v.(*tools)
+}
+
+// AddTool records that the tool name of s, added with runtime.AddTool,
+// takes files, as runtime.File values, in the arguments of files (name →
+// property); it replaces what was recorded for name. A tool with no
+// such argument is forgotten.
+func AddTool(s *mcp.Server, name string, files map[string]*descriptor.Prop) {
+	t := toolsOf(s)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(files) == 0 {
+		delete(t.files, name)
+		return
+	}
+	t.files[name] = files
+}
+
+// ToolFiles returns the function [Rewrite] takes for s: the file
+// arguments of a tool recorded with [AddTool], nil for any other.
+func ToolFiles(s *mcp.Server) func(tool string) map[string]*descriptor.Prop {
+	t := toolsOf(s)
+	return func(tool string) map[string]*descriptor.Prop {
+		t.mu.RLock()
+		defer t.mu.RUnlock()
+		return t.files[tool]
+	}
+}
+
+// NewRef returns a runtime.File (as any) that stands for the reference
+// ref until runtime.AddTool resolves it with [Take]; refusal is the error
+// the decoder gives ref as a value, which the call gets when ref does not
+// resolve. Package runtime sets it; the decoder calls it for a [Live]
+// reference.
+var NewRef func(ref string, refusal error) any
+
+// Held returns the number of references made and not taken or forgotten
+// yet, in the whole process: for tests that check that none outlives its
+// request.
+func Held() int {
+	n := 0
+	entries.Range(func(any, any) bool { n++; return true })
+	return n
+}

@@ -1,0 +1,176 @@
+package inline_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
+	_ "github.com/mcpfile/mcpfile/runtime/mcpfileimpl" // sets inline.Decode
+)
+
+// files is a tool "t" whose argument "f" takes a text file of up to 1 MiB.
+func files(t testing.TB) func(string) map[string]*descriptor.Prop {
+	d, err := descriptor.For(json.RawMessage(`{"type":"object","properties":{"f":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain"],"maxSize":1048576}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(tool string) map[string]*descriptor.Prop {
+		if tool == "t" {
+			return d.Props
+		}
+		return nil
+	}
+}
+
+var bigURI = `"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("text\n"), 2000)) + `"`
+
+// metaKeys returns the values of MetaKey in the params._meta of the
+// message (or of each message of a batch) b.
+func metaKeys(t *testing.T, b []byte) []any {
+	t.Helper()
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(b, &msgs); err != nil {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil // not a message
+		}
+		msgs = append(msgs, m)
+	}
+	var keys []any
+	for _, m := range msgs {
+		// Exact keys, as the go-sdk matches them.
+		var p map[string]json.RawMessage
+		_ = json.Unmarshal(m["params"], &p)
+		var meta map[string]any
+		_ = json.Unmarshal(p["_meta"], &meta)
+		if v, ok := meta[inline.MetaKey]; ok {
+			keys = append(keys, v)
+		}
+	}
+	return keys
+}
+
+// TestRewriteCleans: a scope key a client wrote into a params._meta is
+// removed from any message, wherever it is in _meta and however its key
+// is escaped, and the rest of the message is kept; a message without
+// one, which the fast path does not take, is returned as it is.
+func TestRewriteCleans(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"only member", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.mcpfile/inline":"k"}}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}}`},
+		{"first", `{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k","a":1}}}`, `{"id":1,"method":"x","params":{"_meta":{"a":1}}}`},
+		{"last", `{"id":1,"method":"x","params":{"_meta":{"a":1, "io.mcpfile/inline":"k"}}}`, `{"id":1,"method":"x","params":{"_meta":{"a":1}}}`},
+		{"escaped", `{"id":1,"method":"x","params":{"_meta":{"a":[1],"io.mcpfile\/inline":"k","b":{}}}}`, `{"id":1,"method":"x","params":{"_meta":{"a":[1],"b":{}}}}`},
+		{"unicode escape", `{"id":1,"method":"x","params":{"_meta":{"io.mcpfile\u002finline":"k"}}}`, `{"id":1,"method":"x","params":{"_meta":{}}}`},
+		{"repeated", `{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k","io.mcpfile/inline":"j"}}}`, `{"id":1,"method":"x","params":{"_meta":{}}}`},
+		{"repeated _meta", `{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k"},"_meta":{"io.mcpfile/inline":"j"}}}`,
+			`{"id":1,"method":"x","params":{"_meta":{},"_meta":{}}}`},
+		{"repeated params", `{"id":1,"params":{"_meta":{"io.mcpfile/inline":"k"}},"method":"tools/call","params":{"_meta":{"io.mcpfile/inline":"j"}}}`,
+			`{"id":1,"params":{"_meta":{}},"method":"tools/call","params":{"_meta":{}}}`},
+		{"batch", `[{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k"}}},{"method":"y"}]`, `[{"id":1,"method":"x","params":{"_meta":{}}},{"method":"y"}]`},
+		{"tools/call declined", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"https://x"},"_meta":{"io.mcpfile/inline":"k"}}}`,
+			`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"https://x"},"_meta":{}}}`},
+		{"elsewhere", `{"id":1,"method":"x","params":{"a":{"_meta":{"io.mcpfile/inline":"k"}}}}`, ""},
+		{"malformed", `{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k"}}`, ""},
+		{"not an object", `"io.mcpfile/inline"`, ""},
+	} {
+		out, sc, _ := inline.Rewrite([]byte(tt.in), files(t))
+		sc.Close()
+		want := tt.want
+		if want == "" {
+			want = tt.in
+			if &out[0] != &[]byte(tt.in)[0] && string(out) != tt.in {
+				t.Errorf("%s: Rewrite(%s) = %s, want it unchanged", tt.name, tt.in, out)
+			}
+			continue
+		}
+		if string(out) != want || sc != nil {
+			t.Errorf("%s: Rewrite(%s) = %s (scope %v), want %s", tt.name, tt.in, out, sc != nil, want)
+		}
+	}
+}
+
+// TestRewriteCall: a tools/call whose file decodes reaches the SDK with a
+// reference in its place and its scope key in _meta, beside the members
+// the client wrote there, a key of its own removed; one the fast path
+// does not take is left alone.
+func TestRewriteCall(t *testing.T) {
+	held := inline.Held()
+	for _, tt := range []struct {
+		name, in string
+		take     bool
+	}{
+		{"no _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}`, true},
+		{"_meta", `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"_meta":{"progressToken":3,"io.mcpfile/inline":"k"},"name":"t","arguments":{"f":` + bigURI + `,"g":1}}}`, true},
+		{"white space", " {\"id\" : 1 ,\n\"method\":\"tools/call\",\"params\":{ \"name\":\"t\",\"arguments\":{ \"f\" : " + bigURI + " } } }\r\n", true},
+		{"small file", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"data:,x"}}}`, false},
+		{"other tool", `{"id":1,"method":"tools/call","params":{"name":"u","arguments":{"f":` + bigURI + `}}}`, false},
+		{"escaped key", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"\u0066":` + bigURI + `}}}`, false},
+		{"repeated key", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"f":` + bigURI + `}}}`, false},
+		{"refused", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + strings.Replace(bigURI, "text/plain", "image/png", 1) + `}}}`, false},
+		{"no id", `{"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
+		{"null id", `{"id":null,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
+		{"repeated method", `{"id":1,"method":"tools/call","method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
+		{"escaped method", `{"id":1,"method":"tools\/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
+		{"_meta not an object", `{"id":1,"method":"tools/call","params":{"_meta":null,"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
+		{"batch", `[{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}]`, false},
+	} {
+		out, sc, _ := inline.Rewrite([]byte(tt.in), files(t))
+		keys := metaKeys(t, out)
+		if !tt.take {
+			if sc != nil || strings.Contains(string(out), inline.Scheme) || len(keys) != 0 {
+				t.Errorf("%s: taken: %.300s", tt.name, out)
+			}
+			continue
+		}
+		if sc == nil || len(keys) != 1 || strings.Count(string(out), inline.Scheme) != 1 || len(out) > 400 {
+			t.Errorf("%s: not taken: scope %v, keys %v, %.300s", tt.name, sc != nil, keys, out)
+		}
+		if keys[0] == "k" || !json.Valid(out) || (strings.Contains(tt.in, "progressToken") && !strings.Contains(string(out), `"progressToken":3`)) {
+			t.Errorf("%s: %s", tt.name, out)
+		}
+		if inline.Held() != held+1 {
+			t.Errorf("%s: %d references held, want %d", tt.name, inline.Held(), held+1)
+		}
+		sc.Close()
+		if inline.Held() != held {
+			t.Errorf("%s: %d references held after Close, want %d", tt.name, inline.Held(), held)
+		}
+	}
+}
+
+// FuzzRewrite: whatever a client sends, Rewrite returns well-formed JSON
+// for well-formed JSON, and no scope key but the one it made reaches the
+// SDK.
+func FuzzRewrite(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `},"_meta":{"io.mcpfile/inline":"k"}}}`,
+		`{"id":1,"method":"x","params":{"_meta":{"a":1,"io.mcpfile\/inline":"k"}}}`,
+		`[{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k"}}},{}]`,
+		`{"id":"a","method":"tools/call","params":{"name":"t","arguments":{"f":"data:,x"}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	tools := files(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in := bytes.Clone(b)
+		out, sc, _ := inline.Rewrite(b, tools)
+		defer sc.Close()
+		if !bytes.Equal(b, in) {
+			t.Fatalf("Rewrite changed its input")
+		}
+		if !json.Valid(in) {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("Rewrite(%s) = %s: not JSON", in, out)
+		}
+		if keys := metaKeys(t, out); len(keys) > 1 || (len(keys) == 1) != (sc != nil) {
+			t.Fatalf("Rewrite(%s) = %s: scope keys %v, scope made: %v", in, out, keys, sc != nil)
+		}
+	})
+}

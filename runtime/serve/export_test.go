@@ -1,0 +1,4 @@
+package serve
+
+// ServeIO is serveIO, for the external tests: Stdio over pipes.
+var ServeIO = serveIO

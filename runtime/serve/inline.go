@@ -1,0 +1,330 @@
+package serve
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+)
+
+// This file is the fast path of inline files on the serving side: each
+// message a client sends is read here once, and a tools/call of a tool
+// added with runtime.AddTool reaches the go-sdk with its files already
+// decoded and checked, each replaced by a short reference (package
+// inline). A message is read whole before the SDK sees any of it, within
+// the same request limit; what is longer goes to the SDK as it came.
+
+// inlineHTTP is the MCP endpoint h with the fast path on POST bodies of
+// at most limit bytes. The references of a request are forgotten when h
+// has answered it.
+func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
+	files := inline.ToolFiles(s)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody || r.ContentLength > limit {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := readBody(r.Body, r.ContentLength, limit)
+		if err != nil {
+			// Too long, or cut: the SDK reads the same bytes and answers
+			// as it does without the fast path.
+			r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+			h.ServeHTTP(w, r)
+			return
+		}
+		out, sc, _ := inline.Rewrite(body, files)
+		defer sc.Close()
+		r.Body = io.NopCloser(bytes.NewReader(out))
+		r.ContentLength = int64(len(out))
+		h.ServeHTTP(w, r)
+	})
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// errTooLong is readBody's error for a body over its limit.
+var errTooLong = &http.MaxBytesError{}
+
+// readBody reads the whole body of n bytes (-1: unknown), or returns what
+// it read and an error when there are more than limit or reading fails.
+func readBody(body io.Reader, n, limit int64) ([]byte, error) {
+	if n >= 0 && n <= limit {
+		b := make([]byte, n)
+		k, err := io.ReadFull(body, b)
+		if err != nil {
+			return b[:k], err
+		}
+		var one [1]byte
+		if k, _ := body.Read(one[:]); k > 0 { // more than declared: leave it to the SDK
+			return append(b, one[0]), errTooLong
+		}
+		return b, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = errTooLong
+	}
+	return b, err
+}
+
+// inlineIO is the fast path of one stdio connection: a reader of the
+// client's messages, one a line, and a writer of the server's, which
+// forgets a request's references once its response is written.
+type inlineIO struct {
+	files func(tool string) map[string]*descriptor.Prop
+	limit int // the line limit
+
+	mu   sync.Mutex
+	live map[string]*inline.Scope // by request id (see idKey)
+}
+
+func newInlineIO(s *mcp.Server, limit int) *inlineIO {
+	return &inlineIO{files: inline.ToolFiles(s), limit: limit, live: map[string]*inline.Scope{}}
+}
+
+// closeAll forgets every reference of the connection.
+func (c *inlineIO) closeAll() {
+	c.mu.Lock()
+	live := c.live
+	c.live = map[string]*inline.Scope{}
+	c.mu.Unlock()
+	for _, sc := range live {
+		sc.Close()
+	}
+}
+
+// idKey returns the request id the raw JSON token id names, as the SDK
+// reads it (a number is truncated to an integer), or "" when it is neither
+// a number nor a string.
+func idKey(id []byte) string {
+	if len(id) == 0 {
+		return ""
+	}
+	if id[0] == '"' {
+		if end, ok := jsonwalk.ScanString(id, 0); !ok || end != len(id) {
+			return ""
+		}
+		return "s" + string(jsonwalk.Unquote(id[1:len(id)-1]))
+	}
+	f, err := strconv.ParseFloat(string(id), 64)
+	if err != nil {
+		return ""
+	}
+	return "n" + strconv.FormatInt(int64(f), 10)
+}
+
+// reader returns the reader of the client's messages from r.
+func (c *inlineIO) reader(r io.ReadCloser) io.ReadCloser {
+	return &inlineReader{c: c, r: r}
+}
+
+// writer returns the writer of the server's messages to w.
+func (c *inlineIO) writer(w io.WriteCloser) io.WriteCloser {
+	return &inlineWriter{c: c, w: w}
+}
+
+// An inlineReader reads the client's messages, each a line, and hands
+// each to the SDK as inline.Rewrite returns it; a line longer than the
+// limit, and anything after the last newline, as they came.
+type inlineReader struct {
+	c       *inlineIO
+	r       io.ReadCloser
+	buf     []byte // read, not yet handed over
+	scanned int    // buf[:scanned] holds no newline
+	out     []byte // to hand over
+	raw     bool   // inside a line over the limit: handing it over as it comes
+	err     error
+}
+
+// readChunk is how much is read at a time.
+const readChunk = 64 << 10
+
+func (l *inlineReader) Read(p []byte) (int, error) {
+	for len(l.out) == 0 {
+		if !l.fill() {
+			if len(l.buf) > 0 { // a last line without a newline
+				l.out, l.buf, l.scanned = l.buf, nil, 0
+				break
+			}
+			l.c.closeAll()
+			return 0, l.err
+		}
+	}
+	n := copy(p, l.out)
+	l.out = l.out[n:]
+	return n, nil
+}
+
+// fill makes the next line (or, over the limit, the next piece of one)
+// ready to hand over, reading as much as that takes; it returns false
+// when reading failed first.
+func (l *inlineReader) fill() bool {
+	for {
+		if i := bytes.IndexByte(l.buf[l.scanned:], '\n'); i >= 0 {
+			end := l.scanned + i + 1
+			line, rest := l.buf[:end], l.buf[end:]
+			if l.raw {
+				l.raw = false
+				l.out = line
+			} else {
+				l.out = l.c.rewrite(line)
+			}
+			if cap(l.buf) > 1<<20 {
+				// Keep nothing of a large line once it is handed over.
+				l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)
+			} else {
+				l.buf = rest
+			}
+			l.scanned = 0
+			return true
+		}
+		l.scanned = len(l.buf)
+		if (l.raw && len(l.buf) > 0) || len(l.buf) > l.c.limit {
+			l.raw = true
+			l.out, l.buf, l.scanned = l.buf, nil, 0
+			return true
+		}
+		if l.err != nil {
+			return false
+		}
+		if cap(l.buf)-len(l.buf) < readChunk {
+			b := make([]byte, len(l.buf), max(2*cap(l.buf), len(l.buf)+readChunk))
+			copy(b, l.buf)
+			l.buf = b
+		}
+		n, err := l.r.Read(l.buf[len(l.buf):cap(l.buf)])
+		l.buf = l.buf[:len(l.buf)+n]
+		l.err = err
+	}
+}
+
+// rewrite is inline.Rewrite for a line of the connection.
+func (c *inlineIO) rewrite(line []byte) []byte {
+	out, sc, id := inline.Rewrite(line, c.files)
+	if sc == nil {
+		return out
+	}
+	key := idKey(id)
+	c.mu.Lock()
+	_, dup := c.live[key]
+	if !dup && key != "" {
+		c.live[key] = sc
+	}
+	c.mu.Unlock()
+	if dup || key == "" {
+		// The SDK refuses a request whose id is in use, and then answers
+		// no request of that id: its references would never be forgotten.
+		sc.Close()
+	}
+	return out
+}
+
+func (l *inlineReader) Close() error {
+	l.c.closeAll()
+	return l.r.Close()
+}
+
+// An inlineWriter writes the server's messages, each a line that the SDK
+// writes at once, and forgets the references of the request a response
+// answers.
+type inlineWriter struct {
+	c *inlineIO
+	w io.WriteCloser
+}
+
+func (w *inlineWriter) Write(p []byte) (int, error) {
+	w.c.mu.Lock()
+	live := len(w.c.live) > 0
+	w.c.mu.Unlock()
+	if live {
+		w.forget(p)
+	}
+	return w.w.Write(p)
+}
+
+// forget forgets the references of the requests that the responses in p,
+// a message or a batch, answer.
+func (w *inlineWriter) forget(p []byte) {
+	var ids []string
+	one := func(msg []byte) {
+		if id, ok := responseID(msg); ok {
+			ids = append(ids, idKey(id))
+		}
+	}
+	i := jsonwalk.SkipWS(p, 0)
+	if i < len(p) && p[i] == '[' {
+		jsonwalk.WalkArray(jsonwalk.TrimWS(p), func(elem []byte) bool { one(elem); return true })
+	} else {
+		one(p)
+	}
+	w.c.mu.Lock()
+	var done []*inline.Scope
+	for _, k := range ids {
+		if sc, ok := w.c.live[k]; ok {
+			done = append(done, sc)
+			delete(w.c.live, k)
+		}
+	}
+	w.c.mu.Unlock()
+	for _, sc := range done {
+		sc.Close()
+	}
+}
+
+func (w *inlineWriter) Close() error { return w.w.Close() }
+
+// responseID returns the raw id of msg when it is a response. The SDK
+// writes "jsonrpc" and "id" first, then "result" or "error" (or, in a
+// request, "method"): only that much of msg is read.
+func responseID(msg []byte) (id []byte, ok bool) {
+	i := jsonwalk.SkipWS(msg, 0)
+	if i == len(msg) || msg[i] != '{' {
+		return nil, false
+	}
+	i = jsonwalk.SkipWS(msg, i+1)
+	for range 3 {
+		if i == len(msg) || msg[i] != '"' {
+			return nil, false
+		}
+		end, ok := jsonwalk.ScanString(msg, i)
+		if !ok {
+			return nil, false
+		}
+		key := string(msg[i:end])
+		i = jsonwalk.SkipWS(msg, end)
+		if i == len(msg) || msg[i] != ':' {
+			return nil, false
+		}
+		i = jsonwalk.SkipWS(msg, i+1)
+		switch key {
+		case `"result"`, `"error"`:
+			return id, id != nil
+		case `"jsonrpc"`, `"id"`:
+		default:
+			return nil, false
+		}
+		end, ok = jsonwalk.ScanValue(msg, i, 1)
+		if !ok {
+			return nil, false
+		}
+		if key == `"id"` {
+			id = msg[i:end]
+		}
+		i = jsonwalk.SkipWS(msg, end)
+		if i == len(msg) || msg[i] != ',' {
+			return nil, false
+		}
+		i = jsonwalk.SkipWS(msg, i+1)
+	}
+	return nil, false
+}
