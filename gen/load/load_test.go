@@ -9,7 +9,11 @@ import (
 
 	"github.com/mcpfile/mcpfile/gen/load"
 	"github.com/mcpfile/mcpfile/gen/model"
+	"github.com/mcpfile/mcpfile/internal/testmod"
 )
+
+// TestMain: testdata holds modules of their own (see testmod.Main).
+func TestMain(m *testing.M) { testmod.Main(m) }
 
 func TestPackages(t *testing.T) {
 	pkgs, err := load.Packages(context.Background(), "testdata/mod/ok", nil)

@@ -18,7 +18,11 @@ import (
 
 	"github.com/mcpfile/mcpfile/gen/load"
 	"github.com/mcpfile/mcpfile/gen/model"
+	"github.com/mcpfile/mcpfile/internal/testmod"
 )
+
+// TestMain: testdata holds modules of their own (see testmod.Main).
+func TestMain(m *testing.M) { testmod.Main(m) }
 
 var (
 	loadOnce sync.Once

@@ -17,7 +17,11 @@ import (
 	"github.com/mcpfile/mcpfile/gen/model"
 	"github.com/mcpfile/mcpfile/gen/schema"
 	"github.com/mcpfile/mcpfile/gen/schema/internal/fixture"
+	"github.com/mcpfile/mcpfile/internal/testmod"
 )
+
+// TestMain: testdata holds modules of their own (see testmod.Main).
+func TestMain(m *testing.M) { testmod.Main(m) }
 
 // build loads the package in dir and runs the model and schema phases on
 // the named types.

@@ -8,7 +8,11 @@ import (
 
 	"github.com/mcpfile/mcpfile/gen/internal/infer"
 	"github.com/mcpfile/mcpfile/gen/load"
+	"github.com/mcpfile/mcpfile/internal/testmod"
 )
+
+// TestMain: testdata holds modules of their own (see testmod.Main).
+func TestMain(m *testing.M) { testmod.Main(m) }
 
 // TestCheck wants For with Config.Check, which builds no schema, to fail
 // as For without it does, on every struct type of the model's fixtures,
