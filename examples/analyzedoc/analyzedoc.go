@@ -79,8 +79,9 @@ type Options struct {
 	// transfer package's default store, a directory under the user's cache
 	// directory.
 	Store store.Store
-	// ErrorLog receives store failures. Nil means the log package's
-	// standard logger.
+	// ErrorLog, when set, also receives store failures as lines of text
+	// (transfer.Options.ErrorLog); they are recorded through slog either
+	// way. Nil means none.
 	ErrorLog *log.Logger
 	// Upload bounds uploads (transfer.Options.Upload): how slow one may
 	// be, how many may be in progress. Its zero value means the transfer
