@@ -51,8 +51,9 @@ type Generated[T any] interface {
 // Then In's generated UnmarshalJSON decodes the arguments once, straight from
 // the request, and validates the files (scheme, URI form, size, media type,
 // content). Every violation reaches the client as a tool result with isError
-// set and a text naming the argument and the rule, never as a JSON-RPC error
-// and never with file bytes in it.
+// set and a text naming the argument and the rule (or, on a server set to
+// [RefuseWithError], as a JSON-RPC error -32602 with that text and
+// data.reason), never with file bytes in it.
 //
 // Outputs behave as with [mcp.AddTool]: unless Out is any, the output schema
 // is inferred from Out when t.OutputSchema is nil (or, when mcpfilegen
@@ -115,7 +116,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 			if r, _ := hook.ResolverFrom(ctx); r != nil {
 				r.GiveBack(ctx) // no handler saw what was resolved
 			}
-			return errorResult(err), nil
+			return refusal(server, err)
 		}
 		res, o, err := h(ctx, req, v)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpfile/mcpfile/examples/compare_documents/comparedocs"
 	"github.com/mcpfile/mcpfile/examples/describe_image/describeimage"
 	"github.com/mcpfile/mcpfile/examples/profile/profile"
+	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 )
@@ -139,6 +140,31 @@ func TestExamplesOverHTTP(t *testing.T) {
 			for _, c := range r.Checks {
 				if (strings.HasPrefix(c.ID, "upload.") || strings.HasPrefix(c.ID, "download.")) && c.Status != "pass" {
 					t.Errorf("%s = %s (%s), want pass", c.ID, c.Status, c.Detail)
+				}
+			}
+		})
+	}
+}
+
+// TestRefusalsAsRPCErrors: a server set to answer refusals with JSON-RPC
+// error -32602 (runtime.RefuseWithError, SEP-2631's form) passes, and the
+// report says every refusal came in that form.
+func TestRefusalsAsRPCErrors(t *testing.T) {
+	for _, name := range []string{"describe_image", "compare_documents"} {
+		t.Run(name, func(t *testing.T) {
+			s, o := stdioExamples[name]()
+			runtime.SetRefusalForm(s, runtime.RefuseWithError)
+			srv := httptest.NewServer(serve.Handler(s, o))
+			defer srv.Close()
+			code, r, stderr := conformJSON(t, "-url", srv.URL+serve.DefaultPath)
+			wantAllPass(t, name, code, r, stderr)
+			for _, c := range r.Checks {
+				if c.ID != "refusal.form" {
+					continue
+				}
+				t.Logf("refusal.form: %s", c.Detail)
+				if c.Status != "pass" || !strings.Contains(c.Detail, "as -32602") || strings.Contains(c.Detail, "isError") {
+					t.Errorf("refusal.form = %s (%s), want pass with every refusal as -32602", c.Status, c.Detail)
 				}
 			}
 		})

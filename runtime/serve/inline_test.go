@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/internal/mcptest"
@@ -373,5 +375,55 @@ func TestInlineReaderLines(t *testing.T) {
 		fromClient.Close()
 		toClient.Close()
 		<-done
+	}
+}
+
+// TestInlineRefusalForm: on a server set to runtime.RefuseWithError, the
+// fast path answers a refused call with the same JSON-RPC error -32602 as
+// the SDK's transport without it: for files it declines (a refused data:
+// URI) and for calls whose files it decoded but whose other arguments the
+// schema refuses.
+func TestInlineRefusalForm(t *testing.T) {
+	png := mcptest.PNG(t, 64, 64, true)
+	notPNG := bytes.Repeat([]byte("GIF89a not a png "), 400)
+	cases := []struct {
+		name   string
+		args   map[string]any
+		reason string
+	}{
+		{"content mismatch", map[string]any{"image": uri("image/png", notPNG)}, "contentMismatch"},
+		{"wrong media type", map[string]any{"image": uri("image/gif", png)}, "mimeTypeNotAccepted"},
+		{"scheme", map[string]any{"image": uri("image/png", png), "extra": "https://example.com/x"}, "scheme"},
+		{"schema refused", map[string]any{"image": uri("image/png", png), "note": 5}, "invalid"},
+	}
+	server := func() *mcp.Server {
+		s := inlineServer(&seen{})
+		runtime.SetRefusalForm(s, runtime.RefuseWithError)
+		return s
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			cs := tr.connect(t, server(), true)
+			base := tr.connect(t, server(), false)
+			for _, c := range cases {
+				p := &mcp.CallToolParams{Name: "files", Arguments: c.args}
+				_, err := cs.CallTool(t.Context(), p)
+				_, want := base.CallTool(t.Context(), p)
+				var je, wje *jsonrpc.Error
+				if !errors.As(err, &je) || !errors.As(want, &wje) {
+					t.Errorf("%s: %v, without the fast path %v; want JSON-RPC errors", c.name, err, want)
+					continue
+				}
+				if je.Code != jsonrpc.CodeInvalidParams || je.Message != wje.Message || string(je.Data) != string(wje.Data) {
+					t.Errorf("%s: %d %q %s\nwant (without the fast path) %d %q %s", c.name, je.Code, je.Message, je.Data, wje.Code, wje.Message, wje.Data)
+				}
+				if !strings.Contains(string(je.Data), `"reason":"`+c.reason+`"`) {
+					t.Errorf("%s: data %s, want reason %q", c.name, je.Data, c.reason)
+				}
+			}
+		})
+	}
+	if n := inline.Held(); n != 0 {
+		t.Errorf("%d references held after the calls", n)
 	}
 }

@@ -162,6 +162,7 @@ type serverInfo struct {
 	schemas []*descriptor.Schema
 	fetcher *fetch.Fetcher // for ChatGPT file objects, set by runtime.UseFetcher
 	obs     *observe.Observer
+	refuse  int // how a tool call's refused arguments are answered, set by runtime.SetRefusalForm
 }
 
 // servers holds the record of each server, by a weak pointer, so that a
@@ -250,6 +251,28 @@ func Fetcher(s *mcp.Server) *fetch.Fetcher {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.fetcher
+}
+
+// SetRefusalForm records form, a runtime.RefusalForm, as how s answers a
+// tool call whose file arguments break a rule: runtime.SetRefusalForm
+// calls it.
+func SetRefusalForm(s *mcp.Server, form int) {
+	i := info(s)
+	i.mu.Lock()
+	i.refuse = form
+	i.mu.Unlock()
+}
+
+// RefusalForm returns the form SetRefusalForm recorded for s, 0 (the
+// default) when none was.
+func RefusalForm(s *mcp.Server) int {
+	if s == nil {
+		return 0
+	}
+	i := info(s)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.refuse
 }
 
 // CheckFile checks a file that did not arrive as a data: URI (one fetched
