@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/call"
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
+	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 )
 
 const callUsage = `usage: mcpfile call [flags] (-url URL TOOL [ARG...] | TOOL [ARG...] -- COMMAND [ARGS...])
@@ -113,7 +113,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	if *version != "" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: *version}
 	}
-	cs, err := c.Connect(ctx, fileblock.Wrap(transport(*serverURL, command, &serverLog)(), nil), opts)
+	cs, err := c.Connect(ctx, client.WrapTransport(transport(*serverURL, command, &serverLog)(), nil), opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile call: connecting: %v\n", err)
 		if log := serverLog.String(); log != "" {
@@ -198,7 +198,7 @@ func printResult(w io.Writer, res *mcp.CallToolResult, asJSON bool) error {
 		case *mcp.AudioContent:
 			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
 		case *mcp.ResourceLink:
-			if _, ok := fileblock.FileOf(c); ok {
+			if _, ok := client.FileOf(c); ok {
 				fmt.Fprintf(w, "[file %s %s]\n", c.Name, c.URI)
 			} else {
 				fmt.Fprintf(w, "[resource link %s]\n", c.URI)

@@ -18,11 +18,14 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
-// Enable lets c send files/authorizeUpload. Call it once on the client,
-// before Connect; [Upload] and [UploadPath] fail on a session of a client
-// without it.
+// Enable lets c send files/authorizeUpload and files/authorizeDownload.
+// Call it once on the client, before Connect; [Upload], [UploadPath] and
+// [AuthorizeDownload] fail on a session of a client without it.
 func Enable(c *mcp.Client) error {
 	if err := mcp.AddSendingCustomMethod[*wire.AuthorizeUploadParams, *wire.AuthorizeUploadResult](c, wire.MethodAuthorizeUpload); err != nil {
+		return fmt.Errorf("transfer/client: %w", err)
+	}
+	if err := mcp.AddSendingCustomMethod[*wire.AuthorizeDownloadParams, *wire.AuthorizeDownloadResult](c, wire.MethodAuthorizeDownload); err != nil {
 		return fmt.Errorf("transfer/client: %w", err)
 	}
 	return nil

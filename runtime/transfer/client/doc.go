@@ -1,10 +1,12 @@
-// Package client uploads files to MCP servers out of band, as SEP-2631
-// (File Objects and Transfer) describes, for hosts and agents written in
-// Go with the MCP Go SDK. Given a client session and a file, it asks the
-// server for an upload with files/authorizeUpload, sends the bytes as the
-// returned descriptor says, checks every answer on the way, and returns
-// the file URI (mcp-file:…) to put in a tool argument or an elicitation
-// answer where a data: URI would otherwise go.
+// Package client uploads and downloads files of MCP servers out of band,
+// as SEP-2631 (File Objects and Transfer) describes, for hosts and agents
+// written in Go with the MCP Go SDK. Given a client session and a file,
+// it asks the server for an upload with files/authorizeUpload, sends the
+// bytes as the returned descriptor says, checks every answer on the way,
+// and returns the file URI (mcp-file:…) to put in a tool argument or an
+// elicitation answer where a data: URI would otherwise go. Given a file
+// URI a tool returned, it asks for a download with files/authorizeDownload
+// and fetches the bytes, verifying their size and digest.
 //
 //	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
 //	if err := client.Enable(c); err != nil { // before Connect
@@ -19,6 +21,36 @@
 //
 // [UploadPath] uploads a file on disk; [Upload] a [File] read from any
 // io.Reader of known size.
+//
+// # Downloads and file blocks
+//
+// [AuthorizeDownload] asks for a download of a file URI; [Download]
+// fetches it whole, with the descriptor's headers, and fails with
+// [ErrVerify] when the bytes have another size or SHA-256 than the server
+// declared; [DownloadRange] fetches a byte range (Range, with the answer's
+// Content-Range checked). Both check the descriptor first, like uploads
+// ([CheckDownload]: https, GET, not expired), follow no redirect, and read
+// at most [DownloadOptions.MaxSize] bytes.
+//
+// Servers send a tool's file outputs as {"type": "file"} content blocks
+// only to clients that declared {"files": {"download": true}}. go-sdk
+// v1.8 can neither declare that (its ClientCapabilities has no files
+// member) nor read such a block (a content block of a type it does not
+// know fails the whole CallTool). [WrapTransport] wraps the client's
+// transport to do both: declare [FilesCapability] under experimental.files
+// and it is sent where SEP-2631 puts it, and each file block arrives as a
+// resource link whose FileValue [FileOf] returns:
+//
+//	c := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
+//		Experimental: map[string]any{"files": client.FilesCapability()}}})
+//	cs, err := c.Connect(ctx, client.WrapTransport(transport, nil), nil)
+//	…
+//	for _, b := range res.Content {
+//		if l, ok := b.(*mcp.ResourceLink); ok {
+//			if fv, ok := client.FileOf(l); ok {
+//				d, err := client.AuthorizeDownload(ctx, cs, fv.URI)
+//				…
+//				_, err = client.Download(ctx, d, w, nil)
 //
 // # What it checks
 //
@@ -79,10 +111,11 @@
 //
 // Capability: SEP-2631 clients advertise {"files": {"upload": true,
 // "transports": ["https"]}} in their capabilities. go-sdk v1.8's
-// mcp.ClientCapabilities has no member for it, so [Enable] cannot add it;
-// servers built with package transfer do not ask for it.
+// mcp.ClientCapabilities has no member for it, so [Enable] cannot add it
+// (servers built with package transfer do not ask for it for uploads);
+// [WrapTransport] can, and is needed to receive file blocks.
 //
 // The package imports the SEP's wire types (package wire), never the
-// server: a program that only uploads links none of the server's stores,
-// pages or checks (TestLinksNoServer holds it to that).
+// server: a program that only uploads and downloads links none of the
+// server's stores, pages or checks (TestLinksNoServer holds it to that).
 package client

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,4 +41,56 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Content)
+}
+
+// A host declares files.download, so that a tool hands its output files
+// back as file blocks, reads them through WrapTransport, and saves each
+// one, verified against the size and digest the server declared. (It
+// needs a server at the endpoint, so it is compiled, not run.)
+func ExampleDownload() {
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "v1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": client.FilesCapability()}},
+	})
+	if err := client.Enable(c); err != nil { // before Connect
+		log.Fatal(err)
+	}
+	t := client.WrapTransport(&mcp.StreamableClientTransport{Endpoint: "https://tools.example.com/mcp"}, nil)
+	cs, err := c.Connect(ctx, t, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "render_report", Arguments: map[string]any{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, b := range res.Content {
+		l, ok := b.(*mcp.ResourceLink)
+		if !ok {
+			continue
+		}
+		fv, ok := client.FileOf(l) // a file block
+		if !ok {
+			continue
+		}
+		d, err := client.AuthorizeDownload(ctx, cs, fv.URI)
+		if err != nil {
+			log.Fatal(err)
+		}
+		tmp, err := os.CreateTemp(".", "download-*")
+		if err != nil {
+			log.Fatal(err)
+		}
+		got, err := client.Download(ctx, d, tmp, nil)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil { // keep no partial or unverified file
+			os.Remove(tmp.Name())
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %d bytes, sha-256 verified, in %s\n", fv.Name, got.Size, tmp.Name())
+	}
 }

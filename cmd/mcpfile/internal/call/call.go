@@ -29,8 +29,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 )
 
@@ -59,7 +57,7 @@ type Options struct {
 	// Upload configures uploads (its AllowHTTP lets them go to http://).
 	Upload client.Options
 	// Download configures downloads.
-	Download download.Options
+	Download client.DownloadOptions
 	// Log receives one line per file sent or saved (nil: none).
 	Log io.Writer
 }
@@ -67,7 +65,7 @@ type Options struct {
 // NewClient returns a client that can send files/authorizeUpload and
 // files/authorizeDownload, and declares SEP-2631's files capability
 // (upload and download over https) under experimental.files: connect it
-// over a transport fileblock.Wrap wraps, which declares it where the SEP
+// over a transport client.WrapTransport wraps, which declares it where the SEP
 // says and turns the file blocks of results into resource links the SDK
 // can read.
 //
@@ -75,15 +73,12 @@ type Options struct {
 // elicitation); without, it declares none, and a server that needs one
 // says so.
 func NewClient(impl *mcp.Implementation, forms *Forms) (*mcp.Client, error) {
-	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}}
+	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": client.FilesCapability()}}}
 	if forms != nil {
 		opts.ElicitationHandler = forms.Handle
 	}
 	c := mcp.NewClient(impl, opts)
 	if err := client.Enable(c); err != nil {
-		return nil, err
-	}
-	if err := download.Enable(c); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -14,14 +14,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
+	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // An Output is a file a tool returned: a FileValue of its
 // structuredContent, or a content block: a file block (made a resource
-// link by package fileblock), a resource link, an embedded resource.
+// link by client.WrapTransport), a resource link, an embedded resource.
 type Output struct {
 	// File is what the result says of it: its URI, and its name, media
 	// type, size and digest where given.
@@ -72,7 +71,7 @@ func Outputs(res *mcp.CallToolResult) []Output {
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.ResourceLink:
-			if fv, ok := fileblock.FileOf(c); ok {
+			if fv, ok := client.FileOf(c); ok {
 				add(Output{File: fv})
 			} else if isFileURI(c.URI) {
 				add(Output{File: wire.FileValue{URI: c.URI, Name: c.Name, MimeType: c.MIMEType, Size: c.Size}})
@@ -150,7 +149,7 @@ func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o 
 			return "", err
 		}
 	} else {
-		res, err := download.Authorize(ctx, cs, f.URI)
+		res, err := client.AuthorizeDownload(ctx, cs, f.URI)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", wire.MethodAuthorizeDownload, err)
 		}
@@ -171,7 +170,7 @@ func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o 
 		if res.File.MimeType == "" {
 			res.File.MimeType = f.MimeType
 		}
-		if _, err := download.Get(ctx, res, tmp, &o.Download); err != nil {
+		if _, err := client.Download(ctx, res, tmp, &o.Download); err != nil {
 			return "", err
 		}
 		f = res.File
@@ -189,7 +188,7 @@ func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o 
 // verify checks n bytes of sum against f's declared size and digest.
 func verify(f wire.FileValue, n int64, sum [sha256.Size]byte) error {
 	if f.Size != nil && *f.Size != n {
-		return fmt.Errorf("%w: the embedded file has %d bytes, its size is %d", download.ErrVerify, n, *f.Size)
+		return fmt.Errorf("%w: the embedded file has %d bytes, its size is %d", client.ErrVerify, n, *f.Size)
 	}
 	if f.Digest != nil {
 		want, err := f.Digest.SHA256()
@@ -197,7 +196,7 @@ func verify(f wire.FileValue, n int64, sum [sha256.Size]byte) error {
 			return fmt.Errorf("the file's digest: %v", strings.TrimPrefix(err.Error(), "wire: "))
 		}
 		if want != sum {
-			return fmt.Errorf("%w: the embedded file has sha-256 %s, its digest is %s", download.ErrVerify, wire.SHA256Digest(sum).Value, f.Digest.Value)
+			return fmt.Errorf("%w: the embedded file has sha-256 %s, its digest is %s", client.ErrVerify, wire.SHA256Digest(sum).Value, f.Digest.Value)
 		}
 	}
 	return nil

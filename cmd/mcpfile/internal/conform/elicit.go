@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 )
 
@@ -62,9 +61,6 @@ func (e *elicitor) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 func (r *runner) elicitSession(ctx context.Context, e *elicitor) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpfile-conform", Version: "v0.1.0"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
 	if err := client.Enable(c); err != nil {
-		return nil, err
-	}
-	if err := download.Enable(c); err != nil {
 		return nil, err
 	}
 	return c.Connect(ctx, r.o.Transport(), &mcp.ClientSessionOptions{ProtocolVersion: r.version})

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/call"
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
+	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
@@ -160,13 +160,13 @@ func (r *runner) downloadTool(ctx context.Context, name string, args map[string]
 func (r *runner) fetch(ctx context.Context, cs *mcp.ClientSession, tg string, f wire.FileValue) {
 	actx, cancel := context.WithTimeout(ctx, r.o.CallTimeout)
 	defer cancel()
-	res, err := download.Authorize(actx, cs, f.URI)
+	res, err := client.AuthorizeDownload(actx, cs, f.URI)
 	if err != nil {
 		r.res.add("download.authorize", "fail", tg, "files/authorizeDownload of the file the tool returned: "+err.Error())
 		return
 	}
 	var bad []string
-	if _, err := download.CheckDescriptor(res.Download, true, time.Now()); err != nil {
+	if _, err := client.CheckDownload(res.Download, true, time.Now()); err != nil {
 		bad = append(bad, err.Error())
 	} else if u, _ := url.Parse(res.Download.URL); u.Scheme == "http" && !loopback(u.Hostname()) {
 		bad = append(bad, "download.url is plain http to "+u.Host+": descriptors MUST be transport-protected")
@@ -206,7 +206,7 @@ func (r *runner) fetch(ctx context.Context, cs *mcp.ClientSession, tg string, f 
 		r.res.add("download.verify", "fail", tg, "the result and files/authorizeDownload give different digests")
 		return
 	}
-	if _, err := download.Get(gctx, res, &buf, &download.Options{AllowHTTP: true, MaxSize: limit}); err != nil {
+	if _, err := client.Download(gctx, res, &buf, &client.DownloadOptions{AllowHTTP: true, MaxSize: limit}); err != nil {
 		r.res.add("download.verify", "fail", tg, err.Error())
 		return
 	}
@@ -226,7 +226,7 @@ func (r *runner) fetch(ctx context.Context, cs *mcp.ClientSession, tg string, f 
 	}
 	uctx, ucancel := context.WithTimeout(ctx, r.o.CallTimeout)
 	defer ucancel()
-	_, err = download.Authorize(uctx, cs, tamper(f.URI))
+	_, err = client.AuthorizeDownload(uctx, cs, tamper(f.URI))
 	var je *jsonrpc.Error
 	switch {
 	case err == nil:

@@ -10,8 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/download"
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/fileblock"
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
@@ -43,16 +41,13 @@ func (r *runner) connect(ctx context.Context) error {
 func (r *runner) session(ctx context.Context, files bool) (*mcp.ClientSession, error) {
 	var opts *mcp.ClientOptions
 	if files {
-		opts = &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": fileblock.Capability()}}}
+		opts = &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": client.FilesCapability()}}}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpfile-conform", Version: "v0.1.0"}, opts)
 	if err := client.Enable(c); err != nil {
 		return nil, err
 	}
-	if err := download.Enable(c); err != nil {
-		return nil, err
-	}
-	t := fileblock.Wrap(r.o.Transport(), func(wire.FileValue) { r.fileBlocks.Add(1) })
+	t := client.WrapTransport(r.o.Transport(), func(wire.FileValue) { r.fileBlocks.Add(1) })
 	return c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: r.version})
 }
 

@@ -1,4 +1,4 @@
-package fileblock
+package client
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // TestWrap: a go-sdk client over a wrapped transport declares files at the
 // top level of its capabilities, and reads a result with a file block as
 // a resource link carrying the FileValue, which the observer sees too.
-func TestWrap(t *testing.T) {
+func TestWrapTransport(t *testing.T) {
 	size := int64(3)
 	d := wire.FileDigest{Algorithm: "sha-256", Value: "uU0nuZNNPgilLlLX2n2r-sSE7-N6U4D6ZVe-_rYh2sU"}
 	fv := wire.FileValue{URI: "mcp-file://s/1", Name: "r.txt", MimeType: "text/plain", Size: &size, Digest: &d}
@@ -27,9 +27,9 @@ func TestWrap(t *testing.T) {
 	if _, err := s.Connect(t.Context(), st, nil); err != nil {
 		t.Fatal(err)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": Capability()}}})
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": FilesCapability()}}})
 	var seen []wire.FileValue
-	cs, err := c.Connect(t.Context(), Wrap(ct, func(v wire.FileValue) { seen = append(seen, v) }), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(t.Context(), WrapTransport(ct, func(v wire.FileValue) { seen = append(seen, v) }), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,18 @@
-// Package fileblock lets a go-sdk client declare SEP-2631's files
-// capability and receive {"type": "file"} content blocks, which go-sdk
-// v1.8 knows neither of: its typed ClientCapabilities has no files member,
-// and a tool result holding a content block of a type it does not know
-// fails the whole CallTool.
+package client
+
+// File content blocks: SEP-2631's files capability and {"type": "file"}
+// blocks, which go-sdk v1.8 knows neither of: its typed
+// ClientCapabilities has no files member, and a tool result holding a
+// content block of a type it does not know fails the whole CallTool.
 //
-// [Wrap] wraps the client's transport. Going out, it copies the files
-// capability the client declares under experimental.files to the
-// top-level files member SEP-2631 names, in the initialize request and in
-// the capabilities a 2026-07-28 request carries in its _meta. Coming in,
-// it rewrites each file block of a result into a resource_link of the
-// same file, marked with [MetaKey] in its _meta, where [FileOf] finds the
-// FileValue again, and reports the block to an observer.
-package fileblock
+// [WrapTransport] wraps the client's transport. Going out, it copies the
+// files capability the client declares under experimental.files (see
+// [FilesCapability]) to the top-level files member SEP-2631 names, in the
+// initialize request and in the capabilities a 2026-07-28 request carries
+// in its _meta. Coming in, it rewrites each file block of a result into a
+// resource_link of the same file, marked with [FileBlockMetaKey] in its
+// _meta, where [FileOf] finds the FileValue again, and reports the block
+// to an observer.
 
 import (
 	"bytes"
@@ -24,26 +25,30 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
-// MetaKey is the _meta member of a resource_link that was a file block:
+// FileBlockMetaKey is the _meta member of a resource_link that was a file block:
 // the block's FileValue.
-const MetaKey = "io.mcpfile/fileBlock"
+const FileBlockMetaKey = "io.mcpfile/fileBlock"
 
-// Capability is SEP-2631's client capability for a client that uploads
-// and downloads over https, for ClientCapabilities.Experimental["files"].
-func Capability() map[string]any {
+// FilesCapability is SEP-2631's client capability for a client that
+// uploads and downloads over https, for
+// ClientCapabilities.Experimental["files"] of a client whose transport
+// [WrapTransport] wraps (go-sdk's ClientCapabilities has no files member).
+func FilesCapability() map[string]any {
 	return map[string]any{"upload": true, "download": true, "transports": []any{wire.TransportHTTPS}}
 }
 
-// Wrap returns t with the files capability copied where SEP-2631 puts it
-// and file blocks made resource links. seen, when not nil, is called
-// with each file block's FileValue as it arrives.
-func Wrap(t mcp.Transport, seen func(wire.FileValue)) mcp.Transport {
-	return &transport{t: t, seen: seen}
+// WrapTransport returns t with the files capability copied where
+// SEP-2631 puts it and file blocks made resource links, so that a go-sdk
+// client can declare files.download and read the results it then gets.
+// seen, when not nil, is called with each file block's FileValue as it
+// arrives (from the connection's reading goroutine).
+func WrapTransport(t mcp.Transport, seen func(wire.FileValue)) mcp.Transport {
+	return &fileBlockTransport{t: t, seen: seen}
 }
 
 // FileOf returns the FileValue of a resource link that was a file block.
 func FileOf(l *mcp.ResourceLink) (wire.FileValue, bool) {
-	v, ok := l.Meta[MetaKey]
+	v, ok := l.Meta[FileBlockMetaKey]
 	if !ok {
 		return wire.FileValue{}, false
 	}
@@ -58,25 +63,25 @@ func FileOf(l *mcp.ResourceLink) (wire.FileValue, bool) {
 	return fv, true
 }
 
-type transport struct {
+type fileBlockTransport struct {
 	t    mcp.Transport
 	seen func(wire.FileValue)
 }
 
-func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *fileBlockTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.t.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Connection: c, seen: t.seen}, nil
+	return &fileBlockConn{Connection: c, seen: t.seen}, nil
 }
 
-type conn struct {
+type fileBlockConn struct {
 	mcp.Connection
 	seen func(wire.FileValue)
 }
 
-func (c *conn) Write(ctx context.Context, m jsonrpc.Message) error {
+func (c *fileBlockConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	if r, ok := m.(*jsonrpc.Request); ok && len(r.Params) > 0 {
 		if p, ok := withFiles(r.Params); ok {
 			cp := *r
@@ -87,7 +92,7 @@ func (c *conn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return c.Connection.Write(ctx, m)
 }
 
-func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *fileBlockConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if err != nil {
 		return m, err
@@ -141,7 +146,7 @@ func copyFiles(caps any) bool {
 }
 
 // rewrite makes the file blocks of a result's content resource links.
-func (c *conn) rewrite(result json.RawMessage) (json.RawMessage, bool) {
+func (c *fileBlockConn) rewrite(result json.RawMessage) (json.RawMessage, bool) {
 	var res map[string]json.RawMessage
 	if json.Unmarshal(result, &res) != nil {
 		return nil, false
@@ -163,7 +168,7 @@ func (c *conn) rewrite(result json.RawMessage) (json.RawMessage, bool) {
 		if c.seen != nil {
 			c.seen(fv)
 		}
-		link := map[string]any{"type": "resource_link", "uri": fv.URI, "name": fv.Name, "_meta": map[string]any{MetaKey: fv}}
+		link := map[string]any{"type": "resource_link", "uri": fv.URI, "name": fv.Name, "_meta": map[string]any{FileBlockMetaKey: fv}}
 		if link["name"] == "" {
 			link["name"] = fv.URI
 		}
