@@ -5,13 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -203,7 +198,7 @@ func TestReplicasPageUploadElsewhere(t *testing.T) {
 		pageURL := <-shown
 		text := bytes.Repeat([]byte("a line that travels through the other replica\n"), 1200) // 55 KiB
 		half := len(text) / 2
-		post, finish := startPost(t, pageURL, "far.txt", "text/plain", text[:half])
+		post, finish := mcptest.StartPagePost(t, pageURL, "far.txt", "text/plain", text[:half])
 		// The rest waits until the call has seen bytes arrive.
 		select {
 		case got := <-progressed:
@@ -239,7 +234,7 @@ func TestReplicasPageUploadElsewhere(t *testing.T) {
 			out <- res
 		}()
 		pageURL := <-shown
-		post, abort := startPost(t, pageURL, "half.txt", "text/plain", bytes.Repeat([]byte("t"), 20000))
+		post, abort := mcptest.StartPagePost(t, pageURL, "half.txt", "text/plain", bytes.Repeat([]byte("t"), 20000))
 		abort(nil)
 		<-post
 		select {
@@ -252,53 +247,4 @@ func TestReplicasPageUploadElsewhere(t *testing.T) {
 		}
 		waitGone(t, pageURL)
 	})
-}
-
-// startPost opens the page and starts posting its form with a file whose
-// first bytes are first; finish(rest) sends the rest and ends the body,
-// or, with rest nil, breaks the body off. post receives the status (0
-// when the connection broke).
-func startPost(t *testing.T, pageURL, name, mediaType string, first []byte) (post <-chan int, finish func(rest []byte)) {
-	t.Helper()
-	code, f := openPage(t, pageURL)
-	if code != http.StatusOK {
-		t.Fatalf("GET the page: %d\n%s", code, f.html)
-	}
-	var head bytes.Buffer
-	mw := multipart.NewWriter(&head)
-	mw.WriteField("token", f.token)
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
-	h.Set("Content-Type", mediaType)
-	mw.CreatePart(h)
-	pr, pw := io.Pipe()
-	sent := make(chan struct{})
-	go func() {
-		defer close(sent)
-		pw.Write(head.Bytes())
-		pw.Write(first)
-	}()
-	req, _ := http.NewRequest(http.MethodPost, f.action, pr)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Origin", mcptest.OriginOf(pageURL))
-	codes := make(chan int, 1)
-	go func() {
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			codes <- 0
-			return
-		}
-		res.Body.Close()
-		codes <- res.StatusCode
-	}()
-	return codes, func(rest []byte) {
-		<-sent // taken by the transport
-		if rest == nil {
-			pw.CloseWithError(errors.New("the browser was closed"))
-			return
-		}
-		pw.Write(rest)
-		pw.Write([]byte("\r\n--" + mw.Boundary() + "--\r\n"))
-		pw.Close()
-	}
 }

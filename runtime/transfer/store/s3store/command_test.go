@@ -5,14 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
-	"net/textproto"
 	"net/url"
 	"os"
 	"os/exec"
@@ -298,7 +294,7 @@ func TestCommandOnS3ReplicasAgreeOnPages(t *testing.T) {
 		pageURL, progressed, out := callWaiting(t)
 		archive := bytes.Repeat([]byte("bytes that land on the other replica\n"), 30000) // 1.1 MB
 		half := len(archive) / 2
-		post, finish := startPost(t, pageURL, "far.txt", "text/plain", archive[:half])
+		post, finish := mcptest.StartPagePost(t, pageURL, "far.txt", "text/plain", archive[:half])
 		select {
 		case got := <-progressed:
 			if got <= 0 || got >= float64(len(archive)) {
@@ -321,7 +317,7 @@ func TestCommandOnS3ReplicasAgreeOnPages(t *testing.T) {
 
 	t.Run("broke off", func(t *testing.T) {
 		pageURL, _, out := callWaiting(t)
-		post, finish := startPost(t, pageURL, "half.txt", "text/plain", bytes.Repeat([]byte("t"), 20000))
+		post, finish := mcptest.StartPagePost(t, pageURL, "half.txt", "text/plain", bytes.Repeat([]byte("t"), 20000))
 		finish(nil)
 		<-post
 		select {
@@ -333,55 +329,6 @@ func TestCommandOnS3ReplicasAgreeOnPages(t *testing.T) {
 			t.Fatal("the call did not end a minute after its upload broke off on the other replica")
 		}
 	})
-}
-
-// startPost opens the page and starts posting its form with a file whose
-// first bytes are first; finish(rest) sends the rest and ends the body,
-// or, with rest nil, breaks the body off. post receives the status (0
-// when the connection broke).
-func startPost(t *testing.T, pageURL, name, mediaType string, first []byte) (post <-chan int, finish func(rest []byte)) {
-	t.Helper()
-	p, err := mcptest.OpenUploadPage(nil, pageURL)
-	if err != nil || p.Status != http.StatusOK {
-		t.Fatalf("GET the page: %d %v\n%s", p.Status, err, p.HTML)
-	}
-	var head bytes.Buffer
-	mw := multipart.NewWriter(&head)
-	mw.WriteField("token", p.Token)
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, name))
-	h.Set("Content-Type", mediaType)
-	mw.CreatePart(h)
-	pr, pw := io.Pipe()
-	sent := make(chan struct{})
-	go func() {
-		defer close(sent)
-		pw.Write(head.Bytes())
-		pw.Write(first)
-	}()
-	req, _ := http.NewRequest(http.MethodPost, p.Action, pr)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Origin", mcptest.OriginOf(pageURL))
-	codes := make(chan int, 1)
-	go func() {
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			codes <- 0
-			return
-		}
-		res.Body.Close()
-		codes <- res.StatusCode
-	}()
-	return codes, func(rest []byte) {
-		<-sent // taken by the transport
-		if rest == nil {
-			pw.CloseWithError(errors.New("the browser was closed"))
-			return
-		}
-		pw.Write(rest)
-		pw.Write([]byte("\r\n--" + mw.Boundary() + "--\r\n"))
-		pw.Close()
-	}
 }
 
 // pageClient is the options of a client that declares URL-mode
