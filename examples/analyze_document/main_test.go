@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -71,28 +70,10 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for the server's logger and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // start runs the command with -http on a free loopback port and the
 // arguments args gives for that address, until the test ends, and returns
 // the address and the command's log.
-func start(t *testing.T, getenv func(string) string, args func(addr string) []string) (string, *lockedBuffer) {
+func start(t *testing.T, getenv func(string) string, args func(addr string) []string) (string, *mcptest.LockedBuffer) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -101,7 +82,7 @@ func start(t *testing.T, getenv func(string) string, args func(addr string) []st
 	addr := l.Addr().String()
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	stderr := new(lockedBuffer)
+	stderr := new(mcptest.LockedBuffer)
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, append([]string{"-http", addr}, args(addr)...), getenv, stderr) }()
 	t.Cleanup(func() {

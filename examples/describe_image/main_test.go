@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -149,7 +148,7 @@ func TestFetchHostFlag(t *testing.T) {
 // TestLogsRefusals: the command logs each refusal of a file argument, to
 // stderr, with the tool, argument and rule, and not the file.
 func TestLogsRefusals(t *testing.T) {
-	var stderr lockedBuffer
+	var stderr mcptest.LockedBuffer
 	cmd := command()
 	cmd.Stderr = &stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, nil)
@@ -171,23 +170,4 @@ func TestLogsRefusals(t *testing.T) {
 	if strings.Contains(got, "SECRET") {
 		t.Errorf("stderr %q holds the file", got)
 	}
-}
-
-// A lockedBuffer is a strings.Builder that a process's stderr copier may
-// write while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -54,25 +53,7 @@ func buildAnalyzeDocument(t *testing.T) string {
 type replica struct {
 	addr string // host:port
 	cmd  *exec.Cmd
-	logs *syncBuffer
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's output and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs *mcptest.LockedBuffer
 }
 
 // startReplica runs bin with args and env (added to an environment with
@@ -80,7 +61,7 @@ func (s *syncBuffer) String() string {
 // It stops the process (SIGTERM) when the test ends.
 func startReplica(t *testing.T, bin, addr string, env []string, args ...string) *replica {
 	t.Helper()
-	r := &replica{addr: addr, logs: new(syncBuffer)}
+	r := &replica{addr: addr, logs: new(mcptest.LockedBuffer)}
 	r.cmd = exec.Command(bin, append([]string{"-http", addr}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AWS_") && !strings.HasPrefix(kv, "MCPFILE_") {
