@@ -40,7 +40,7 @@ func init() {
 		if err != nil {
 			return nil, fmt.Errorf("has a schema that cannot be used: %v", err)
 		}
-		answer := func(ctx context.Context, q toolcall.Question, try int, action string, content json.RawMessage, dst any) (string, string, error) {
+		answer := func(ctx context.Context, q toolcall.Question, try int, action string, content any, dst any) (string, string, error) {
 			e := elicitation{form: f.checker, plan: plan, check: q.Check, message: q.Message, maxTries: q.MaxTries}
 			done, again, err := e.answer(ctx, action, content, try, dst)
 			return string(done), again, err

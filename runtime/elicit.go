@@ -259,11 +259,9 @@ type elicitation struct {
 
 // answerOf reads the go-sdk answer er to try number try into an Answer.
 func answerOf[T any, P Generated[T]](ctx context.Context, e elicitation, er *mcp.ElicitResult, try int) (ans Answer[T], again string, err error) {
-	var content json.RawMessage
+	var content any // nil, not a nil map, for no content
 	if er.Content != nil {
-		if content, err = json.Marshal(er.Content); err != nil {
-			return ans, "", err
-		}
+		content = er.Content
 	}
 	ans.Action, again, err = e.answer(ctx, er.Action, content, try, P(&ans.Value))
 	if ans.Action != Accept {
@@ -273,11 +271,11 @@ func answerOf[T any, P Generated[T]](ctx context.Context, e elicitation, er *mcp
 }
 
 // answer reads the answer to try number try: the action and the content
-// (the form's JSON object; nil for none) the client sent, decoded into dst
-// when accepted. done is the action that ends the asking, Accept only when
+// (the form's object as the SDK decoded it; nil for none) the client sent,
+// decoded into dst when accepted. done is the action that ends the asking, Accept only when
 // dst passed every check; when done is "", again is the message to ask
 // with once more, or err ends the call.
-func (e elicitation) answer(ctx context.Context, action string, content json.RawMessage, try int, dst any) (done Action, again string, err error) {
+func (e elicitation) answer(ctx context.Context, action string, content any, try int, dst any) (done Action, again string, err error) {
 	switch Action(action) {
 	case Decline, Cancel:
 		return Action(action), "", nil
@@ -285,10 +283,13 @@ func (e elicitation) answer(ctx context.Context, action string, content json.Raw
 	default:
 		return "", "", fmt.Errorf("the client answered the form with the unknown action %s", echo(action))
 	}
-	if content == nil {
-		content = []byte("{}")
+	args := json.RawMessage("{}")
+	if content != nil {
+		if args, err = json.Marshal(content); err != nil {
+			return "", "", err
+		}
 	}
-	verr := e.form.decode(content, dst)
+	verr := e.form.decode(args, dst)
 	if verr == nil {
 		if err := e.plan.resolve(ctx, nil, reflect.ValueOf(dst)); err != nil {
 			verr = safeError(err)

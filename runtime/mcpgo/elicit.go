@@ -78,13 +78,7 @@ func Elicit[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.CallTool
 
 	if er := server.ElicitationResponse(req.Params.InputResponses, id); er != nil {
 		try := toolcall.ParseElicitState(req.Params.RequestState, id, q.MaxTries)
-		var content json.RawMessage
-		if er.Content != nil {
-			if content, err = json.Marshal(er.Content); err != nil {
-				return ans, nil, err
-			}
-		}
-		done, again, err := form.Answer(ctx, q, try, string(er.Action), content, P(&ans.Value))
+		done, again, err := form.Answer(ctx, q, try, string(er.Action), er.Content, P(&ans.Value))
 		if done != string(mcpfile.Accept) {
 			ans.Value = *new(T)
 		}

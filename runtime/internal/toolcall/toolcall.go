@@ -57,14 +57,14 @@ type Form struct {
 	UploadsOnly []string
 
 	// Answer reads the answer to try number try of the form asked with q:
-	// the action and the content (the form's JSON object; nil for none)
-	// the client sent, decoded into dst (a pointer to a value of the type)
+	// the action and the content (the form's object as the SDK decoded it;
+	// nil for none) the client sent, decoded into dst (a pointer to a value of the type)
 	// when accepted. done is the action that ends the asking ("accept"
 	// only when dst passed every check, q.Check's too; "decline",
 	// "cancel"); when done is "", again is the message to ask with once
 	// more, or err (after the last try, or for an unknown action) ends the
 	// call. Texts are the ones runtime.Elicit gives, never file bytes.
-	Answer func(ctx context.Context, q Question, try int, action string, content json.RawMessage, dst any) (done, again string, err error)
+	Answer func(ctx context.Context, q Question, try int, action string, content any, dst any) (done, again string, err error)
 }
 
 // A Question is one form asked in a tool call.
