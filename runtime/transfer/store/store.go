@@ -288,7 +288,8 @@ func idChar(c byte) bool {
 // failed) and counts the files deleted (mcpfile.store.swept, through
 // otel.GetMeterProvider()), and calls report, if not nil, with the number
 // deleted and the error; a failed sweep does not stop the loop. Servers
-// run it in a goroutine beside the store.
+// run it in a goroutine beside the store. A sweep that ctx's end cuts
+// short is neither recorded nor reported.
 func RunSweeper(ctx context.Context, s Store, interval time.Duration, report func(deleted int, err error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -298,6 +299,9 @@ func RunSweeper(ctx context.Context, s Store, interval time.Duration, report fun
 			return
 		case now := <-t.C:
 			n, err := s.Sweep(ctx, now)
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return // cut short by the end of the loop, not failed
+			}
 			observe.Default().Sweep(ctx, fmt.Sprintf("%T", s), n, time.Since(now), err)
 			if report != nil {
 				report(n, err)

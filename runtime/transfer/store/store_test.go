@@ -118,6 +118,33 @@ func TestRunSweeper(t *testing.T) {
 	}
 }
 
+// TestRunSweeperCutShort: a sweep that the end of ctx cuts short, as when
+// a server stops during one, is no failed sweep: neither reported nor
+// recorded.
+func TestRunSweeperCutShort(t *testing.T) {
+	var logs observetest.Recorder
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(logs.Logger())
+	ctx, cancel := context.WithCancel(context.Background())
+	s := cutShort{memstore.New(nil), cancel}
+	reported := 0
+	store.RunSweeper(ctx, s, time.Millisecond, func(int, error) { reported++ })
+	if reported != 0 || len(logs.Records()) != 0 {
+		t.Errorf("a sweep cut short by the end of ctx: %d reports, records %v; want none", reported, logs.Records())
+	}
+}
+
+// cutShort is a store whose sweep ends ctx, as a server stopping does.
+type cutShort struct {
+	*memstore.Store
+	cancel context.CancelFunc
+}
+
+func (s cutShort) Sweep(ctx context.Context, now time.Time) (int, error) {
+	s.cancel()
+	return 0, ctx.Err()
+}
+
 func TestMetaLimit(t *testing.T) {
 	for _, tc := range []struct {
 		m       store.Meta
