@@ -178,7 +178,9 @@ func RequestLimit(s *mcp.Server, o Options) int64 {
 // limited to [RequestLimit]. With transfers, the MCP endpoint keeps the
 // files capability a client declares in initialize
 // (transfer.KeepFilesCapability), so that file results reach the clients
-// that can read them.
+// that can read them, and tells the transfer layer the address of each
+// request (transfer.KeepCallerAddress), by which it bounds the upload
+// pages and stored bytes of callers without auth and without a session.
 //
 // POST bodies of tools/call go through the fast path of inline files (see
 // the package documentation): read whole, within the same limit, before
@@ -224,7 +226,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 	})
 	filesPath, files, ok := transfer.Endpoints(s)
 	if ok {
-		endpoint = transfer.KeepFilesCapability(endpoint)
+		endpoint = transfer.KeepFilesCapability(transfer.KeepCallerAddress(endpoint))
 	}
 	endpoint = inlineHTTP(s, limit, endpoint)
 	if !ok {

@@ -45,6 +45,10 @@ const (
 	// DefaultMaxPagesPerCaller bounds those of one caller: a principal, or,
 	// without auth, a session.
 	DefaultMaxPagesPerCaller = 16
+	// DefaultMaxPagesPerAddress bounds those of the callers without auth
+	// from one address (an IPv6 /64), their sessions together: each
+	// request of a 2026-07-28 client over HTTP is a session of its own.
+	DefaultMaxPagesPerAddress = 32
 )
 
 // Defaults of the zero [Options]: the life of stored files.
@@ -235,6 +239,18 @@ type Options struct {
 	// without auth, a session). Zero means DefaultMaxPagesPerCaller.
 	MaxPagesPerCaller int
 
+	// MaxPagesPerAddress bounds those of the callers without auth from
+	// one address (an IPv6 /64), all their sessions together: protocol
+	// 2026-07-28 over HTTP has no sessions, so every request of an
+	// anonymous client is a caller of its own there, and without this
+	// bound one client could take every page of MaxPages. The address is
+	// the one the MCP endpoint's request came from ([KeepCallerAddress],
+	// which package runtime/serve applies); callers over HTTP whose
+	// address was not kept count as one address. Authenticated callers
+	// are bounded by MaxPagesPerCaller alone. Zero means
+	// DefaultMaxPagesPerAddress.
+	MaxPagesPerAddress int
+
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL,
 	// Owner and Quota are set by Register: the quota is Quota, the one
 	// that files/authorizeUpload, the upload endpoint and upload pages all
@@ -370,6 +386,7 @@ func (o *Options) fillDefaults() error {
 	orDefault(&o.PageTTL, DefaultPageTTL)
 	orDefault(&o.MaxPages, DefaultMaxPages)
 	orDefault(&o.MaxPagesPerCaller, DefaultMaxPagesPerCaller)
+	orDefault(&o.MaxPagesPerAddress, DefaultMaxPagesPerAddress)
 	zeroDefault(&o.Quota, DefaultQuota)
 	if o.AnonymousQuota == 0 && o.Quota > 0 {
 		o.AnonymousQuota = math.MaxInt64 // past any store
