@@ -73,5 +73,32 @@ const addressKeyPrefix = "\x00address "
 // HTTP not wrapped with KeepCallerAddress): they count as one address.
 const unknownAddress = addressKeyPrefix + "unknown"
 
+// quotaOwner is whom the files of owner, authorized in a request whose
+// context is ctx, count against in the quota, and so the owner the store
+// records: owner; or, for callers without auth and without a session (the
+// one owner ""), the key of their address when KeepCallerAddress kept it.
+// Their file URIs stay sealed for "" (any such caller that holds one may
+// use the file, see storedFor), but each address holds at most a Quota of
+// files, within the AnonymousQuota of all callers without auth. Where the
+// address is not known (stdio's one client, an endpoint not wrapped) they
+// stay the one owner "".
+func quotaOwner(ctx context.Context, owner string) string {
+	if owner != "" {
+		return owner
+	}
+	if a, ok := callerAddress(ctx); ok {
+		return addressKey(a)
+	}
+	return ""
+}
+
+// storedFor reports whether a file the store records as stored's may be
+// used under a file URI sealed for owner: stored is owner, or, for a URI
+// of callers without auth and without a session (""), the address that
+// authorized it (quotaOwner).
+func storedFor(stored, owner string) bool {
+	return stored == owner || (owner == "" && isAddressKey(stored))
+}
+
 // isAddressKey reports whether key is an address's (see addressKey).
 func isAddressKey(key string) bool { return strings.HasPrefix(key, addressKeyPrefix) }

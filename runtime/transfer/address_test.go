@@ -93,3 +93,19 @@ func TestUploadPagesPerAnonymousAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestUploadPageLinkFromAddress: the file of a page an anonymous
+// stateless caller asked for, counted against that caller's address,
+// still reaches the retry with the page's file URI, from any address.
+func TestUploadPageLinkFromAddress(t *testing.T) {
+	s := pageServer(t, transfer.Options{}, nil)
+	url := serveMCP(t, s, true, true)
+	page, uri := linkOf(t, callLink(t, connectHTTP(t, url, nil, "2026-07-28"), map[string]any{}))
+	if code, body := uploadThroughPage(t, page, "notes.txt", "text/plain", pageText); code != http.StatusCreated {
+		t.Fatalf("upload through the page: %d\n%s", code, body)
+	}
+	res := callLink(t, connectHTTP(t, url, fromAddress("127.0.0.2"), "2026-07-28"), map[string]any{"file": uri})
+	if a := answerOf(t, res); a.SHA256 != digest(pageText) {
+		t.Errorf("the retry with the page's file URI: %+v, want the uploaded file", a)
+	}
+}

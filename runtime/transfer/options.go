@@ -177,7 +177,8 @@ type Options struct {
 	// that uploaded the file only. Where it has none (stdio, a single
 	// client; 2026-07-28, stateless), the owner is "", one for every
 	// anonymous caller, and the signed, unguessable file URI itself is the
-	// capability.
+	// capability; over HTTP their files count against the quota of the
+	// address they call from (see Quota).
 	Owner func(*auth.TokenInfo) string
 
 	// AuthorizationTTL is how long an upload descriptor may be used. Zero
@@ -207,7 +208,11 @@ type Options struct {
 
 	// Quota is how many bytes of unexpired uploaded files one owner may
 	// hold, for stores that count them ([store.Usager]; diskstore and
-	// memstore do). Zero means DefaultQuota; a negative value, no quota.
+	// memstore do). Callers without auth and without a session over HTTP
+	// (2026-07-28), all the owner "", hold it per address (an IPv6 /64),
+	// the address of the MCP request that authorized the file (see
+	// [KeepCallerAddress]); any of them that has a file's URI may still use
+	// the file. Zero means DefaultQuota; a negative value, no quota.
 	Quota int64
 
 	// AnonymousQuota bounds what callers without auth add together, since

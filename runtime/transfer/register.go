@@ -188,9 +188,10 @@ func (c *config) owner(extra *mcp.RequestExtra, ss *mcp.ServerSession) (string, 
 	return c.principal(extra.TokenInfo)
 }
 
-// anonymous reports whether owner is that of a caller without auth.
+// anonymous reports whether owner is that of a caller without auth: "",
+// a session's, or an address's (quotaOwner).
 func anonymous(owner string) bool {
-	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
+	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix) || isAddressKey(owner)
 }
 
 // sessionOwnerPrefix starts the owner of an anonymous session.
