@@ -76,18 +76,19 @@ const unknownAddress = addressKeyPrefix + "unknown"
 // quotaOwner is whom the files of owner, authorized in a request whose
 // context is ctx, count against in the quota, and so the owner the store
 // records: owner; or, for callers without auth and without a session (the
-// one owner ""), the key of their address when KeepCallerAddress kept it.
-// Their file URIs stay sealed for "" (any such caller that holds one may
-// use the file, see storedFor), but each address holds at most a Quota of
-// files, within the AnonymousQuota of all callers without auth. Where the
-// address is not known (stdio's one client, an endpoint not wrapped) they
-// stay the one owner "".
-func quotaOwner(ctx context.Context, owner string) string {
+// one owner ""), their address when KeepCallerAddress kept it, as an
+// address key whose address is a keyed pseudonym (token.Keyring.Pseudonym):
+// the store holds no caller's address. Their file URIs stay sealed for ""
+// (any such caller that holds one may use the file, see storedFor), but
+// each address holds at most a Quota of files, within the AnonymousQuota
+// of all callers without auth. Where the address is not known (stdio's
+// one client, an endpoint not wrapped) they stay the one owner "".
+func (c *config) quotaOwner(ctx context.Context, owner string) string {
 	if owner != "" {
 		return owner
 	}
 	if a, ok := callerAddress(ctx); ok {
-		return addressKey(a)
+		return addressKeyPrefix + c.Keys.Pseudonym(addressKey(a))
 	}
 	return ""
 }

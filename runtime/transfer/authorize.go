@@ -78,7 +78,7 @@ func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *
 
 	// The owner's quota: of callers without auth and without a session,
 	// their address's, which the store records (quotaOwner).
-	holder := quotaOwner(ctx, owner)
+	holder := c.quotaOwner(ctx, owner)
 	switch u, ok, err := c.quota.check(ctx, holder, size, c.Now()); {
 	case err != nil:
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)

@@ -111,7 +111,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	id := pageFileID(hk.Tool, hk.ID, hk.Reuse)
 	// The page's URL is shown to people and kept in browsers' histories:
 	// the principal and the message travel in it sealed, unreadable.
-	sealedOwner, err := c.Keys.Seal(quotaOwner(ctx, owner)) // whom its file counts against, and is stored for
+	sealedOwner, err := c.Keys.Seal(c.quotaOwner(ctx, owner)) // whom its file counts against, and is stored for
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's owner: %w", err)
 	}

@@ -2,8 +2,11 @@ package transfer_test
 
 import (
 	"bytes"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -170,9 +173,10 @@ func sessionsServer(t *testing.T, o transfer.Options) func() *mcp.ClientSession 
 // address that holds its quota is refused, saying so, while a client from
 // another address uploads; all of them together stop at AnonymousQuota.
 // A file URI stays a capability: a caller from another address that has
-// it reads the file and downloads it.
+// it reads the file and downloads it. The store holds no address.
 func TestQuotaPerAnonymousAddress(t *testing.T) {
-	connect, files := statelessServer(t, transfer.Options{Quota: 10000, AnonymousQuota: 15000})
+	dir := t.TempDir()
+	connect, files := statelessServer(t, dir, transfer.Options{Quota: 10000, AnonymousQuota: 15000})
 	six := bytes.Repeat([]byte("x"), 6000)
 	a := connect("")
 	uri := uploadFile(t, t.Context(), a, "a.txt", "text/plain", six)
@@ -196,17 +200,26 @@ func TestQuotaPerAnonymousAddress(t *testing.T) {
 	if !isQuotaExceeded(err) || !strings.Contains(err.Error(), "callers without auth share a limit") {
 		t.Errorf("a third address past AnonymousQuota 15000: %v, want quotaExceeded of the shared limit", err)
 	}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, err := os.ReadFile(path); err == nil && (bytes.Contains(b, []byte("127.0.0.")) || bytes.Contains(b, []byte("127%2E0"))) {
+			t.Errorf("the store's %s holds a caller's address", filepath.Base(path))
+		}
+		return nil
+	})
 }
 
 // statelessServer starts a server of o (its Keys, PublicURL and Store, a
-// diskstore, set here) with the analyze tool over streamable HTTP without
+// diskstore in dir, set here) with the analyze tool over streamable HTTP without
 // sessions, as protocol 2026-07-28 is served, its MCP endpoint wrapped
 // with transfer.KeepCallerAddress; it returns what connects a client
 // without auth from a loopback address (see fromAddress), and an HTTP
 // client for the transfer endpoints.
-func statelessServer(t *testing.T, o transfer.Options) (func(ip string) *mcp.ClientSession, *http.Client) {
+func statelessServer(t *testing.T, dir string, o transfer.Options) (func(ip string) *mcp.ClientSession, *http.Client) {
 	t.Helper()
-	st, err := diskstore.New(t.TempDir(), nil)
+	st, err := diskstore.New(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
