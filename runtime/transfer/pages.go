@@ -2,7 +2,8 @@ package transfer
 
 // The record of a server's upload pages (see page.go): which wait, for
 // whom, under which key a retry finds them, and the bounds on how many
-// one server and one caller may have waiting.
+// one server, one caller, and the callers without auth from one address
+// may have waiting.
 
 import (
 	"context"
