@@ -12,18 +12,18 @@ import (
 	_ "github.com/mcpfile/mcpfile/runtime/mcpfileimpl" // sets inline.Decode
 )
 
-// files is a tool "t" whose argument "f" takes a text file of up to 1 MiB.
-func files(t testing.TB) func(string) map[string]*descriptor.Prop {
+// files is a connection with a tool "t" whose argument "f" takes a text file of up to 1 MiB.
+func files(t testing.TB) inline.Conn {
 	d, err := descriptor.For(json.RawMessage(`{"type":"object","properties":{"f":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain"],"maxSize":1048576}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(tool string) map[string]*descriptor.Prop {
+	return inline.Conn{Files: func(tool string) map[string]*descriptor.Prop {
 		if tool == "t" {
 			return d.Props
 		}
 		return nil
-	}
+	}}
 }
 
 var bigURI = `"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("text\n"), 2000)) + `"`
