@@ -17,10 +17,22 @@
 // which is not a data: URI. Everything the fast path does not understand
 // or would refuse goes to the SDK unchanged.
 //
-// Package runtime registers the tools and resolves references; package
-// mcpfileimpl, the decoder, sets [Decode] and recognises references; the
-// serving code calls [Rewrite] on each incoming message and closes the
-// [Scope] it got once the request is answered.
+// The answers to a form runtime.Elicit asks take the same path. On
+// protocol 2026-07-28 they come in the retry of the call (inputResponses):
+// Elicit records the form a tool asks under an input request id
+// ([RecordForm]), and the accepted answers to it get references of the
+// call's scope, resolved for that input request and form only
+// ([ForAnswer]). Before it, Elicit sends elicitation/create itself, and
+// the client's answer is a response of its own (over HTTP, a request of
+// its own) while the call waits: the references of an [Elicitation] are
+// good for its answer only, in the session it was asked in, and are held
+// until Elicit takes them or gives up, within bounds (answer.go).
+//
+// Package runtime registers the tools and forms and resolves references;
+// package mcpfileimpl, the decoder, sets [Decode] and recognises
+// references; the serving code calls [Rewrite] on each incoming message
+// and closes the [Scope] it got once the request is answered, and notes
+// the elicitation/create requests it sends ([Asked]).
 package inline
 
 import (
