@@ -117,6 +117,13 @@ const protocolMRTR = "2026-07-28"
 //
 // Each tool call may elicit one form: the retry of a 2026-07-28 client
 // carries only the latest answers.
+//
+// Served through runtime/serve, the files of an answer are decoded and
+// checked with the form's rules as the client's message is read, before
+// the go-sdk reads it (BENCHMARKS.md §10): on 2026-07-28 for a tool added
+// with [AddTool] that asks one form under the input request's id, and
+// before it for every answer to elicitation/create, whose request then
+// carries the key of this one elicitation in its _meta.
 func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest, message string, opts *ElicitOptions[T]) (ans Answer[T], pending *mcp.CallToolResult, err error) {
 	id, maxTries := "file", DefaultElicitTries
 	var check func(T) error
