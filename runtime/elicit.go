@@ -123,7 +123,8 @@ const protocolMRTR = "2026-07-28"
 // the go-sdk reads it (BENCHMARKS.md §10): on 2026-07-28 for a tool added
 // with [AddTool] that asks one form under the input request's id, and
 // before it for every answer to elicitation/create, whose request then
-// carries the key of this one elicitation in its _meta.
+// carries the key of this one elicitation in its _meta (which the serving
+// code removes before the client gets it).
 func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest, message string, opts *ElicitOptions[T]) (ans Answer[T], pending *mcp.CallToolResult, err error) {
 	id, maxTries := "file", DefaultElicitTries
 	var check func(T) error

@@ -58,8 +58,10 @@ func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
 }
 
 // An askingWriter is the http.ResponseWriter of a request in a session,
-// which notes the elicitation/create requests the server sends in it: the
-// SDK writes each message, an event of a stream or a JSON body, at once.
+// which notes the elicitation/create requests of Elicit the server sends
+// in it (inline.Asked), and writes them without their elicitation's key:
+// the SDK writes each message, an event of a stream or a JSON body, at
+// once.
 type askingWriter struct {
 	http.ResponseWriter
 	asked   *inline.Asked
@@ -67,17 +69,29 @@ type askingWriter struct {
 }
 
 func (w *askingWriter) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte(`"elicitation/create"`)) {
-		msg := p
-		if i := bytes.Index(p, []byte("data: ")); i >= 0 && (i == 0 || p[i-1] == '\n') {
-			msg = p[i+len("data: "):]
-			if j := bytes.IndexByte(msg, '\n'); j >= 0 {
-				msg = msg[:j]
-			}
-		}
-		w.asked.Sent(w.session, msg)
+	if !bytes.Contains(p, []byte(`"elicitation/create"`)) {
+		return w.ResponseWriter.Write(p)
 	}
-	return w.ResponseWriter.Write(p)
+	// An event: "data: " and the message on one line. (A JSON body, whose
+	// length may be declared, carries a response, not a request.)
+	i := bytes.Index(p, []byte("data: "))
+	if i < 0 || (i > 0 && p[i-1] != '\n') {
+		return w.ResponseWriter.Write(p)
+	}
+	start, end := i+len("data: "), len(p)
+	if j := bytes.IndexByte(p[start:], '\n'); j >= 0 {
+		end = start + j
+	}
+	msg := w.asked.Sent(w.session, p[start:end])
+	if len(msg) == end-start {
+		return w.ResponseWriter.Write(p)
+	}
+	out := make([]byte, 0, len(p)-(end-start)+len(msg))
+	out = append(append(append(out, p[:start]...), msg...), p[end:]...)
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Unwrap returns the ResponseWriter, for http.ResponseController.
@@ -256,15 +270,17 @@ func (l *inlineReader) Close() error {
 
 // An inlineWriter writes the server's messages, each a line that the SDK
 // writes at once, and forgets the references of the request a response
-// answers.
+// answers. It notes Elicit's elicitation/create requests (inline.Asked),
+// and writes them without their elicitation's key.
 type inlineWriter struct {
 	c *inlineIO
 	w io.WriteCloser
 }
 
 func (w *inlineWriter) Write(p []byte) (int, error) {
+	n := len(p)
 	if bytes.Contains(p, []byte(`"elicitation/create"`)) {
-		w.c.conn.Asked.Sent("", p)
+		p = w.c.conn.Asked.Sent("", p)
 	}
 	w.c.mu.Lock()
 	live := len(w.c.live) > 0
@@ -272,7 +288,14 @@ func (w *inlineWriter) Write(p []byte) (int, error) {
 	if live {
 		w.forget(p)
 	}
-	return w.w.Write(p)
+	k, err := w.w.Write(p)
+	if len(p) != n { // without an elicitation's key: what the SDK wrote is n bytes
+		if err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	return k, err
 }
 
 // forget forgets the references of the requests that the responses in p,

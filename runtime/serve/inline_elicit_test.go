@@ -119,7 +119,8 @@ func connectElicit(t *testing.T, s *mcp.Server, overHTTP, fast bool, version str
 // file replaced by a reference, and the tool gets the same files as
 // without the fast path; the answers it declines, and references a
 // client writes or replays from an earlier answer, get the same answer as
-// without it. No reference outlives its answer.
+// without it. No reference outlives its answer, and the client never sees
+// an elicitation's key.
 func TestInlineElicit(t *testing.T) {
 	png := mcptest.PNG(t, 64, 64, true)
 	notPNG := bytes.Repeat([]byte("GIF89a not a png "), 400)
@@ -157,14 +158,20 @@ func TestInlineElicit(t *testing.T) {
 			var mu sync.Mutex
 			var action string
 			var content map[string]any
-			opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				return &mcp.ElicitResult{Action: action, Content: content}, nil
-			}}
+			keys := 0 // elicitations' keys the client saw through the fast path
+			opts := func(fast bool) *mcp.ClientOptions {
+				return &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					if _, ok := req.Params.Meta[inline.MetaKey]; ok && fast {
+						keys++
+					}
+					return &mcp.ElicitResult{Action: action, Content: content}, nil
+				}}
+			}
 			rec := &answers{}
-			cs := connectElicit(t, elicitServer(rec), tr.overHTTP, true, tr.version, opts)
-			base := connectElicit(t, elicitServer(&answers{}), tr.overHTTP, false, tr.version, opts)
+			cs := connectElicit(t, elicitServer(rec), tr.overHTTP, true, tr.version, opts(true))
+			base := connectElicit(t, elicitServer(&answers{}), tr.overHTTP, false, tr.version, opts(false))
 			var ref string
 			for _, c := range cases {
 				mu.Lock()
@@ -187,6 +194,9 @@ func TestInlineElicit(t *testing.T) {
 						t.Fatalf("no reference in %s", short(seen))
 					}
 					ref = seen[i : i+len(inline.Scheme)+26]
+				}
+				if keys != 0 {
+					t.Errorf("%s: the client saw an elicitation's key", c.name)
 				}
 				if c.name == "forged" || c.name == "replayed" {
 					if !strings.Contains(got, "is not a data: URI") {

@@ -43,9 +43,9 @@
 // a message it does not understand, a tool added otherwise) reaches the
 // SDK as it came, with the same answers; a receiving middleware sees the
 // references and their scope key (_meta "io.mcpfile/inline"), which the
-// tool's handler no longer sees. (The client sees an elicitation's key in
-// the _meta of Elicit's elicitation/create: a key resolves nothing
-// without the references, which only the server makes and sees.)
+// tool's handler no longer sees. Elicit's elicitation/create requests
+// carry their elicitation's key there too, which the serving code removes
+// before the client gets them.
 package serve
 
 import (

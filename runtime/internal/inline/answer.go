@@ -188,22 +188,25 @@ func NewAsked() *Asked { return &Asked{m: map[askKey]*Elicitation{}} }
 
 // Sent notes msg, a message the server sends in session ("" over stdio):
 // when it is an elicitation/create request of an Elicitation not closed,
-// the response to its id answers that Elicitation.
-func (a *Asked) Sent(session string, msg []byte) {
-	el, id := elicitationOf(msg)
+// the response to its id answers that Elicitation. It returns msg as the
+// client is to get it: without the Elicitation's key, which is the
+// server's own; msg itself when there is none.
+func (a *Asked) Sent(session string, msg []byte) []byte {
+	el, id, out := elicitationOf(msg)
 	if el == nil {
-		return
+		return out
 	}
 	k := askKey{session, id}
 	el.mu.Lock()
 	defer el.mu.Unlock()
 	if el.closed {
-		return
+		return out
 	}
 	a.mu.Lock()
 	a.m[k] = el
 	a.mu.Unlock()
 	el.asked = append(el.asked, askedAt{a, k})
+	return out
 }
 
 // take returns the Elicitation that the response to id in session
@@ -230,44 +233,50 @@ func (a *Asked) forget(k askKey, el *Elicitation) {
 }
 
 // elicitationOf returns the Elicitation whose elicitation/create request
-// msg is, and the request's id (see IDKey); nil when it is none.
-func elicitationOf(msg []byte) (*Elicitation, string) {
+// msg is, and the request's id (see IDKey); nil when it is none. out is
+// msg without MetaKey in its params._meta.
+func elicitationOf(msg []byte) (el *Elicitation, id string, out []byte) {
 	r := rewriter{msg: msg}
 	i := jsonwalk.SkipWS(msg, 0)
 	if i == len(msg) || msg[i] != '{' {
-		return nil, ""
+		return nil, "", msg
 	}
 	top, ok := r.members(i, len(msg))
 	if !ok {
-		return nil, ""
+		return nil, "", msg
 	}
-	var method, id, key []byte
+	var method, rawID, key []byte
 	for _, m := range top {
 		switch m.key {
 		case "method":
 			method = r.span(m.valSpan)
 		case "id":
-			id = r.span(m.valSpan)
+			rawID = r.span(m.valSpan)
 		case "params":
-			if v := r.member(m.valSpan, "_meta"); v != nil {
-				if k := r.member(*v, MetaKey); k != nil {
-					key = r.span(*k)
-				}
+			meta := r.member(m.valSpan, "_meta")
+			if meta == nil {
+				continue
+			}
+			if k := r.member(*meta, MetaKey); k != nil {
+				key = r.span(*k)
+				ms, _ := r.members(meta.Start, meta.End)
+				r.replaceObject(*meta, ms, "")
 			}
 		}
 	}
-	if string(method) != `"elicitation/create"` || len(key) < 2 || key[0] != '"' {
-		return nil, ""
+	if string(method) != `"elicitation/create"` || len(r.edits) == 0 {
+		return nil, "", msg
 	}
-	k := IDKey(id)
-	if k == "" {
-		return nil, ""
+	out = r.apply()
+	id = IDKey(rawID)
+	if id == "" || len(key) < 2 || key[0] != '"' {
+		return nil, "", out
 	}
 	v, ok := elicitations.Load(string(jsonwalk.Unquote(key[1 : len(key)-1])))
 	if !ok {
-		return nil, ""
+		return nil, "", out
 	}
-	return v.(*Elicitation), k
+	return v.(*Elicitation), id, out
 }
 
 // member returns the span of the value of the member name of the object

@@ -59,7 +59,12 @@ func TestElicitationAnswer(t *testing.T) {
 	el, other := inline.Ask(files), inline.Ask(files)
 	defer other.Close()
 	a := inline.NewAsked()
-	a.Sent("s1", request(el, "5"))
+	if out, want := a.Sent("s1", request(el, "5")), `"_meta":{}}}`; !strings.HasSuffix(string(out), want) || !json.Valid(out) {
+		t.Errorf("Sent(%s) = %s, want it without the key", request(el, "5"), out)
+	}
+	if msg := response("5", "{}"); &a.Sent("s1", msg)[0] != &msg[0] {
+		t.Errorf("Sent changed a message that is no elicitation/create")
+	}
 	a.Sent("s1", request(other, `"x"`))
 	conn := func(session string) inline.Conn {
 		return inline.Conn{Files: tools.Files, Asked: a, Session: session}
