@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -205,6 +206,33 @@ func TestInlineElicit(t *testing.T) {
 				}
 			}
 		})
+	}
+	if n := inline.Held(); n != 0 {
+		t.Errorf("%d references held after the calls", n)
+	}
+}
+
+// TestInlineElicitPastLimits: past the bounds of the files held for
+// elicitation/create answers, an answer reaches the SDK as it came, and
+// gets the same answer as without the fast path.
+func TestInlineElicitPastLimits(t *testing.T) {
+	restore := inline.SetAnswerLimits(time.Minute, 0, 0)
+	defer restore()
+	content := map[string]any{"photo": uri("image/png", mcptest.PNG(t, 64, 64, true))}
+	opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	}}
+	for _, overHTTP := range []bool{false, true} {
+		rec := &answers{}
+		cs := connectElicit(t, elicitServer(rec), overHTTP, true, "2025-11-25", opts)
+		base := connectElicit(t, elicitServer(&answers{}), overHTTP, false, "2025-11-25", opts)
+		got, want := call(t, cs, "ask", map[string]any{}, nil), call(t, base, "ask", map[string]any{}, nil)
+		if got != want || !strings.Contains(got, "image/png") {
+			t.Errorf("HTTP %v: %s\nwant (without the fast path) %s", overHTTP, short(got), short(want))
+		}
+		if n := strings.Count(rec.last(), inline.Scheme); n != 0 {
+			t.Errorf("HTTP %v: the SDK saw %d references past the limits", overHTTP, n)
+		}
 	}
 	if n := inline.Held(); n != 0 {
 		t.Errorf("%d references held after the calls", n)
