@@ -33,11 +33,19 @@
 // SDK alone, in time and memory (BENCHMARKS.md §10). A reference is good
 // for its request, tool and argument only, once; any other (one a client
 // writes, one from another request or session) is refused as the same
-// string is as a value. What this does not take (a file it would refuse,
+// string is as a value. The files of the answers to runtime.Elicit's
+// forms take the same path: in the retry of a call (inputResponses,
+// protocol 2026-07-28), and in the response to an elicitation/create
+// (before it), whose references are good for that one elicitation in
+// that session and are held until Elicit takes them, at most a minute and
+// within a bound of files and bytes in all (past it, an answer goes to
+// the SDK as it came). What this does not take (a file it would refuse,
 // a message it does not understand, a tool added otherwise) reaches the
 // SDK as it came, with the same answers; a receiving middleware sees the
 // references and their scope key (_meta "io.mcpfile/inline"), which the
-// tool's handler no longer sees.
+// tool's handler no longer sees. Elicit's elicitation/create requests
+// carry their elicitation's key there too, which the serving code removes
+// before the client gets them.
 package serve
 
 import (
