@@ -37,8 +37,8 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	serverURL := flags.String("url", "", "call the server at this streamable HTTP `URL` (such as http://127.0.0.1:8080/mcp)")
 	outDir := flags.String("o", "", "save the files the tool returns in `dir` (downloaded and verified)")
-	mode := flags.String("mode", call.ModeAuto, "how files travel: auto (inline up to -inline-max, uploaded above, as each argument allows), inline or upload")
-	inlineMax := flags.Int64("inline-max", call.DefaultInlineMax, "in auto mode, the largest file in `bytes` sent inline where an upload is allowed too")
+	mode := flags.String("mode", string(client.ModeAuto), "how files travel: auto (inline up to -inline-max, uploaded above, as each argument allows), inline or upload")
+	inlineMax := flags.Int64("inline-max", client.DefaultInlineMax, "in auto mode, the largest file in `bytes` sent inline where an upload is allowed too")
 	allowHTTP := flags.Bool("allow-http", false, "let uploads and downloads use plain http:// URLs (the default when -url is http:// on a loopback address)")
 	maxDownload := flags.Int64("max-download", 1<<30, "the largest file in `bytes` saved when the server does not declare its size")
 	asJSON := flags.Bool("json", false, "print the result as JSON instead of its text")
@@ -97,8 +97,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 			*allowHTTP = true
 		}
 	}
-	o := &call.Options{Mode: *mode, InlineMax: *inlineMax, Log: stderr}
-	o.Upload.AllowHTTP = *allowHTTP
+	o := &call.Options{Log: stderr}
+	o.Call.Mode, o.Call.InlineMax = client.Mode(*mode), *inlineMax
+	o.Call.Upload.AllowHTTP = *allowHTTP
 	o.Download.AllowHTTP = *allowHTTP
 	o.Download.MaxSize = *maxDownload
 
@@ -123,24 +124,13 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 	defer cs.Close()
 
-	var tool *mcp.Tool
-	var names []string
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpfile call: tools/list: %v\n", err)
-			return 2
-		}
-		names = append(names, t.Name)
-		if t.Name == toolName {
-			tool = t
-		}
-	}
-	if tool == nil {
-		return fail("the server has no tool %q (it has %s)", toolName, strings.Join(names, ", "))
+	tool, err := client.FindTool(ctx, cs, toolName)
+	if err != nil {
+		return fail("%s", strings.TrimPrefix(err.Error(), "transfer/client: "))
 	}
 	arguments, err := call.Arguments(ctx, cs, tool, cargs, o)
-	if errors.Is(err, call.ErrUsage) {
-		return fail("%v", strings.TrimPrefix(err.Error(), call.ErrUsage.Error()+": "))
+	if msg, ok := call.Usage(err); ok {
+		return fail("%s", msg)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile call: %v\n", err)
@@ -159,18 +149,18 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	if res.IsError {
 		code = 1
 	}
-	for _, out := range call.Outputs(res) {
+	for _, out := range client.Outputs(res) {
 		if *outDir == "" {
-			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", call.Describe(out), out.File.URI)
+			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", out, out.File.URI)
 			continue
 		}
-		path, err := call.Save(ctx, cs, out, *outDir, o)
+		path, err := client.Save(ctx, cs, out, *outDir, &o.Download)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpfile call: saving %s: %v\n", call.Describe(out), err)
+			fmt.Fprintf(stderr, "mcpfile call: saving %s: %v\n", out, err)
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stderr, "saved %s: %s (its size and digest, where declared, verified)\n", path, call.Describe(out))
+		fmt.Fprintf(stderr, "saved %s: %s (its size and digest, where declared, verified)\n", path, out)
 	}
 	return code
 }
