@@ -32,7 +32,7 @@ ARG, and the value of -answer (a field of a form the tool asks for), is one of
 // runCall runs mcpfile call: 0 when the tool answered, 1 when it answered
 // an error or a file could not be sent or saved, 2 for usage errors and
 // servers that could not be reached.
-func runCall(args []string, stdout, stderr io.Writer) int {
+func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("mcpfile call", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	serverURL := flags.String("url", "", "call the server at this streamable HTTP `URL` (such as http://127.0.0.1:8080/mcp)")
@@ -103,7 +103,8 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	o.Download.AllowHTTP = *allowHTTP
 	o.Download.MaxSize = *maxDownload
 
-	c, err := call.NewClient(&mcp.Implementation{Name: "mcpfile-call", Version: "v0.1.0"}, &call.Forms{Answers: answers, Options: o})
+	forms := &call.Forms{Answers: answers, Options: o, Input: stdin}
+	c, err := call.NewClient(&mcp.Implementation{Name: "mcpfile-call", Version: "v0.1.0"}, forms)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -137,6 +138,19 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: arguments})
+	// A server that requires pages to be opened first (-32042) is called
+	// again once it says they are done, a few times at most.
+	for tries := 0; err != nil && tries < maxPageRounds; tries++ {
+		again, ferr := forms.Required(ctx, err)
+		if ferr != nil {
+			fmt.Fprintf(stderr, "mcpfile call: tools/call: %v\n", ferr)
+			return 1
+		}
+		if !again {
+			break
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: arguments})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile call: tools/call: %v\n", err)
 		return 1
@@ -164,6 +178,10 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 	return code
 }
+
+// maxPageRounds bounds how often a call is made again after the server
+// required pages to be opened (-32042).
+const maxPageRounds = 3
 
 // printResult prints res: as JSON, or its text blocks, a line for each
 // other block, and its structuredContent.

@@ -1,11 +1,16 @@
 package call
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"
@@ -27,6 +32,11 @@ import (
 // accepted: the person opens it in a browser, and the call goes on when
 // the server has what it asked for, which the call's result (or, on
 // protocol 2025-11-25, notifications/elicitation/complete first) says.
+// A tools/call refused with -32042 (URL elicitation required), the other
+// way a server asks for pages, is handled by Required: the pages are
+// printed, and once the server has said each is done
+// (notifications/elicitation/complete), the call is made again.
+//
 // The command never opens the page itself, nor posts a file to it: a
 // page is for a person, and its form's checks (the browser's origin) are
 // not the command's to imitate. A URL that is not an absolute http(s)
@@ -37,10 +47,22 @@ type Forms struct {
 	// Options say how files travel (as Arguments uses them), and Log
 	// where the questions are printed.
 	Options *Options
+	// Input, when not nil, is the person's terminal: a line typed there
+	// (Enter) says the pages a -32042 error asked for are done, for a
+	// server whose notification cannot arrive (see Required).
+	Input io.Reader
 
 	mu       sync.Mutex
 	answered bool
-	pages    map[string]string // elicitation ID → the page's host, while it is open
+	pages    map[string]*openPage // by elicitation ID, while it is open
+	finished map[string]bool      // IDs completed before their page was printed
+	lines    chan struct{}        // a line of Input; nil until read
+}
+
+// An openPage is a page the command printed and accepted.
+type openPage struct {
+	host string
+	done chan struct{} // closed by notifications/elicitation/complete
 }
 
 // Handle is a go-sdk ElicitationHandler.
@@ -54,7 +76,8 @@ func (f *Forms) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elicit
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	if p.Mode == "url" {
-		return f.page(o, p), nil
+		res, _ := f.page(o, p)
+		return res, nil
 	}
 	logf(o, "the server asks: %s", oneLine(p.Message))
 	f.mu.Lock()
@@ -86,12 +109,14 @@ func (f *Forms) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elicit
 }
 
 // page prints the page p asks the person to open and accepts, or
-// declines a URL that is no web page.
-func (f *Forms) page(o *Options, p *mcp.ElicitParams) *mcp.ElicitResult {
+// declines a URL that is no web page. done is closed when the server says
+// the page is done with (nil when p has no elicitation ID, or too many
+// pages are open).
+func (f *Forms) page(o *Options, p *mcp.ElicitParams) (res *mcp.ElicitResult, done <-chan struct{}) {
 	u, err := url.Parse(p.URL)
 	if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.User != nil {
 		logf(o, "the server asks you to open a page whose address is not an http(s) URL; declined: %s", oneLine(p.Message))
-		return &mcp.ElicitResult{Action: "decline"}
+		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	logf(o, "the server asks: %s", oneLine(p.Message))
 	logf(o, "open this page (on %s) in a browser:\n  %s", printable(u.Host), printable(u.String()))
@@ -102,18 +127,108 @@ func (f *Forms) page(o *Options, p *mcp.ElicitParams) *mcp.ElicitResult {
 	if p.ElicitationID != "" {
 		f.mu.Lock()
 		if f.pages == nil {
-			f.pages = map[string]string{}
+			f.pages = map[string]*openPage{}
 		}
-		if len(f.pages) < maxPages {
-			f.pages[p.ElicitationID] = u.Host
+		if op := f.pages[p.ElicitationID]; op != nil {
+			done = op.done
+		} else if len(f.pages) < maxPages {
+			op := &openPage{host: u.Host, done: make(chan struct{})}
+			f.pages[p.ElicitationID], done = op, op.done
+			if f.finished[p.ElicitationID] { // the notice came first
+				delete(f.finished, p.ElicitationID)
+				delete(f.pages, p.ElicitationID)
+				close(op.done)
+			}
 		}
 		f.mu.Unlock()
 	}
-	return &mcp.ElicitResult{Action: "accept"}
+	return &mcp.ElicitResult{Action: "accept"}, done
 }
 
-// maxPages bounds the pages remembered for their completion notices.
+// Required handles err, the error of a tools/call: when it is -32042 (URL
+// elicitation required) carrying URL-mode elicitations, it prints each
+// page as Handle does and waits until the server has sent
+// notifications/elicitation/complete for every one, or a line arrives on
+// Input, then reports that the call is to be made again. It reports
+// false, and the reason when there is one, for any other error, for a
+// page it declines, and for an elicitation without an ID (nothing would
+// say when it is done).
+//
+// The line is there because the notification may not arrive: sent after
+// the call ended, it travels on the streamable HTTP transport's
+// standalone stream, which go-sdk's client does not open over a
+// transport client.WrapTransport wraps.
+func (f *Forms) Required(ctx context.Context, err error) (bool, error) {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeURLElicitationRequired {
+		return false, nil
+	}
+	o := f.Options
+	if o == nil {
+		o = new(Options)
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(je.Data, &data) != nil || len(data.Elicitations) == 0 || len(data.Elicitations) > maxPages {
+		return false, errors.New("the server requires pages to be opened (-32042), but its error does not list them (want data.elicitations, 1 to 64 of them)")
+	}
+	var waits []<-chan struct{}
+	for _, p := range data.Elicitations {
+		if p == nil || p.Mode != "url" || p.ElicitationID == "" {
+			return false, errors.New("the server requires a page to be opened (-32042), but does not give it as a URL-mode elicitation with an elicitationId")
+		}
+		res, done := f.page(o, p)
+		if res.Action != "accept" {
+			return false, nil
+		}
+		if done == nil {
+			return false, errors.New("too many pages are open")
+		}
+		waits = append(waits, done)
+	}
+	lines := f.input()
+	if lines != nil {
+		logf(o, "press Enter here once you are done on the page, if the call does not go on by itself")
+	}
+wait:
+	for _, done := range waits {
+		select {
+		case <-done:
+		case <-lines:
+			logf(o, "done, you say")
+			break wait
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+	logf(o, "calling the tool again")
+	return true, nil
+}
+
+// maxPages bounds the pages remembered for their completion notices,
+// and the notices remembered before their pages.
 const maxPages = 64
+
+// input returns the channel of Input's lines, read by one goroutine for
+// the life of the command; nil without Input.
+func (f *Forms) input() <-chan struct{} {
+	if f.Input == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lines == nil {
+		f.lines = make(chan struct{})
+		go func(lines chan<- struct{}) {
+			sc := bufio.NewScanner(f.Input)
+			for sc.Scan() {
+				lines <- struct{}{}
+			}
+		}(f.lines)
+	}
+	return f.lines
+}
 
 // complete is a go-sdk ElicitationCompleteHandler: it says that the page
 // of an elicitation this command accepted is done with.
@@ -121,18 +236,26 @@ func (f *Forms) complete(_ context.Context, req *mcp.ElicitationCompleteNotifica
 	if req.Params == nil {
 		return
 	}
+	id := req.Params.ElicitationID
 	f.mu.Lock()
-	host, ok := f.pages[req.Params.ElicitationID]
-	delete(f.pages, req.Params.ElicitationID)
+	op, ok := f.pages[id]
+	delete(f.pages, id)
+	if !ok && id != "" && len(f.finished) < maxPages {
+		if f.finished == nil {
+			f.finished = map[string]bool{}
+		}
+		f.finished[id] = true
+	}
 	f.mu.Unlock()
 	if !ok {
 		return
 	}
+	close(op.done)
 	o := f.Options
 	if o == nil {
 		o = new(Options)
 	}
-	logf(o, "the page on %s is done: the server has what it asked for", printable(host))
+	logf(o, "the page on %s is done: the server has what it asked for", printable(op.host))
 }
 
 // oneLine is a server's message on one line, without control characters,
