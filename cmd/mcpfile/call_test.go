@@ -394,49 +394,72 @@ func TestCallUploadPage(t *testing.T) {
 // TestCallURLElicitationRequired: a tool that answers -32042 (URL
 // elicitation required, protocol 2025-11-25) gets its page printed, its
 // message without the terminal escape it carries, and is called again
-// once the person says on standard input that the page is done: over
-// streamable HTTP the server's notifications/elicitation/complete, sent
-// after the call, cannot arrive (client.WrapTransport keeps go-sdk from
-// opening the standalone stream). TestFormsRequired has the notification.
+// once the server sends notifications/elicitation/complete for it (on the
+// standalone stream: the call is over), or once the person presses Enter.
 func TestCallURLElicitationRequired(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "sign-in", Version: "v1"}, nil)
-	var calls atomic.Int32
-	s.AddTool(&mcp.Tool{Name: "account", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if calls.Add(1) == 1 {
-			return nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{Mode: "url", URL: "https://auth.example.com/start?state=1", ElicitationID: "e1", Message: "Sign in \x1b[2J first."}})
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}, nil
-	})
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	defer srv.Close()
+	for _, how := range []string{"notification", "Enter"} {
+		t.Run(how, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "sign-in", Version: "v1"}, nil)
+			var calls atomic.Int32
+			sessions := make(chan *mcp.ServerSession, 1)
+			s.AddTool(&mcp.Tool{Name: "account", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if calls.Add(1) == 1 {
+					sessions <- req.Session
+					return nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{Mode: "url", URL: "https://auth.example.com/start?state=1", ElicitationID: "e1", Message: "Sign in \x1b[2J first."}})
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}, nil
+			})
+			srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+			defer srv.Close()
 
-	var stdout bytes.Buffer
-	var stderr mcptest.LockedBuffer
-	stdin, typed := io.Pipe()
-	defer typed.Close()
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"call", "-protocol", "2025-11-25", "-url", srv.URL, "account"}, stdin, &stdout, &stderr)
-	}()
-	for !strings.Contains(stderr.String(), "press Enter here") {
-		select {
-		case code := <-done:
-			t.Fatalf("call ended (exit %d) without asking for Enter; stderr %q", code, stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	if calls.Load() != 1 {
-		t.Errorf("%d calls before the page is done, want 1", calls.Load())
-	}
-	typed.Write([]byte("\n"))
-	select {
-	case code := <-done:
-		got := stderr.String()
-		if code != 0 || stdout.String() != "signed in\n" || calls.Load() != 2 || !pageLine.MatchString(got) || !strings.Contains(got, "https://auth.example.com/start?state=1") ||
-			!strings.Contains(got, "Sign in \uFFFD[2J first.") || strings.Contains(got, "\x1b") {
-			t.Errorf("exit %d, stdout %q, stderr %q, %d calls; want 0, signed in, 2 calls, the page, the message without the escape", code, stdout.String(), got, calls.Load())
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("call did not end a minute after Enter; stderr %q", stderr.String())
+			var stdout bytes.Buffer
+			var stderr mcptest.LockedBuffer
+			stdin, typed := io.Pipe()
+			defer typed.Close()
+			done := make(chan int, 1)
+			go func() {
+				done <- run([]string{"call", "-protocol", "2025-11-25", "-url", srv.URL, "account"}, stdin, &stdout, &stderr)
+			}()
+			for !strings.Contains(stderr.String(), "press Enter here") {
+				select {
+				case code := <-done:
+					t.Fatalf("call ended (exit %d) without waiting for the page; stderr %q", code, stderr.String())
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			if calls.Load() != 1 {
+				t.Errorf("%d calls before the page is done, want 1", calls.Load())
+			}
+			if how == "Enter" {
+				typed.Write([]byte("\n"))
+			} else {
+				// The standalone stream opens after initialize, in the
+				// background: until it is there, the notice has no way.
+				ss := <-sessions
+				for tries := 0; ; tries++ {
+					err := ss.NotifyElicitationComplete(t.Context(), &mcp.ElicitationCompleteParams{ElicitationID: "e1"})
+					if err == nil {
+						break
+					}
+					if tries == 500 {
+						t.Fatalf("notifications/elicitation/complete: %v", err)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			select {
+			case code := <-done:
+				got := stderr.String()
+				if code != 0 || stdout.String() != "signed in\n" || calls.Load() != 2 || !pageLine.MatchString(got) || !strings.Contains(got, "https://auth.example.com/start?state=1") ||
+					!strings.Contains(got, "Sign in \uFFFD[2J first.") || strings.Contains(got, "\x1b") {
+					t.Errorf("exit %d, stdout %q, stderr %q, %d calls; want 0, signed in, 2 calls, the page, the message without the escape", code, stdout.String(), got, calls.Load())
+				}
+				if how == "notification" && !strings.Contains(got, "the page on auth.example.com is done") {
+					t.Errorf("stderr %q does not say the server finished the page", got)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("call did not end a minute after the page was done; stderr %q", stderr.String())
+			}
+		})
 	}
 }

@@ -64,7 +64,10 @@
 // know fails the whole CallTool). [WrapTransport] wraps the client's
 // transport to do both: declare [FilesCapability] under experimental.files
 // and it is sent where SEP-2631 puts it, and each file block arrives as a
-// resource link whose FileValue [FileOf] returns:
+// resource link whose FileValue [FileOf] returns (a
+// *mcp.StreamableClientTransport is wrapped in its HTTP client, so that
+// the SDK still opens the standalone stream a server's messages outside a
+// call arrive on):
 //
 //	c := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
 //		Experimental: map[string]any{"files": client.FilesCapability()}}})

@@ -155,9 +155,9 @@ func (f *Forms) page(o *Options, p *mcp.ElicitParams) (res *mcp.ElicitResult, do
 // say when it is done).
 //
 // The line is there because the notification may not arrive: sent after
-// the call ended, it travels on the streamable HTTP transport's
-// standalone stream, which go-sdk's client does not open over a
-// transport client.WrapTransport wraps.
+// the call ended, it needs a way to the client outside any call (the
+// streamable HTTP transport's standalone stream), which a server need not
+// offer.
 func (f *Forms) Required(ctx context.Context, err error) (bool, error) {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != mcp.CodeURLElicitationRequired {
