@@ -401,8 +401,8 @@ func open(f *field, lf LocalFile, o *CallOptions) (*local, error) {
 		if l.MediaType, err = mediaTypeOf(lf.Path); err != nil {
 			return nil, argErr("argument %q: %v", name, err)
 		}
-	} else if _, _, err := mime.ParseMediaType(l.MediaType); err != nil || !strings.Contains(l.MediaType, "/") {
-		return nil, argErr("argument %q: media type %q of %s is not one (want type/subtype, such as application/pdf)", name, l.MediaType, lf.Path)
+	} else if l.MediaType, err = dataMediaType(l.MediaType); err != nil {
+		return nil, argErr("argument %q: media type %q of %s: %v", name, lf.MediaType, lf.Path, err)
 	}
 	fd := f.file
 	if !fd.Accepts(l.MediaType) {
@@ -436,6 +436,25 @@ func open(f *field, lf LocalFile, o *CallOptions) (*local, error) {
 		return nil, argErr("argument %q: %s is %d bytes, more than the %d a file sent inline may have here (the message holds it whole), and the argument is inline only", name, lf.Path, l.size, MaxInline)
 	}
 	return l, nil
+}
+
+// dataMediaType is the media type s as a data: URI writes it: type/subtype
+// lower-cased, then each parameter as ;name=value, in name order, without
+// spaces (RFC 2397); a value must be a token.
+func dataMediaType(s string) (string, error) {
+	mt, params, err := mime.ParseMediaType(s)
+	if err != nil || !strings.Contains(mt, "/") || !headerValue(s) {
+		return "", errors.New("not a media type (want type/subtype, such as application/pdf)")
+	}
+	out := mt
+	for _, k := range slices.Sorted(mapKeys(params)) {
+		v := params[k]
+		if v == "" || !headerName(v) {
+			return "", fmt.Errorf("parameter %s: a data: URI takes token values only", k)
+		}
+		out += ";" + k + "=" + v
+	}
+	return out, nil
 }
 
 // mediaTypeOf is the media type of the file at path: the one of its

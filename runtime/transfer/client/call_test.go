@@ -164,6 +164,7 @@ func TestCallTool(t *testing.T) {
 				{"upload mode", "describe", map[string][]client.LocalFile{"image": {{Path: pngPath}}}, client.CallOptions{Mode: client.ModeUpload}, true, "image/png"},
 				{"auto over InlineMax: uploaded", "blob", map[string][]client.LocalFile{"blob": {{Path: textPath}}}, client.CallOptions{InlineMax: 1000}, true, "text/plain"},
 				{"upload-only field", "document", map[string][]client.LocalFile{"document": {{Path: textPath}}}, client.CallOptions{}, true, "text/plain"},
+				{"declared type with parameters", "blob", map[string][]client.LocalFile{"blob": {{Path: textPath, MediaType: "Text/Plain; charset=UTF-8"}}}, client.CallOptions{}, false, "text/plain"},
 			} {
 				var sent []client.SentFile
 				o := tt.o
