@@ -86,7 +86,7 @@ func (rt *fileBlockRoundTripper) RoundTrip(req *http.Request) (*http.Response, e
 		res.ContentLength = int64(len(b))
 		res.Header.Del("Content-Length")
 	case "text/event-stream":
-		res.Body = &sseRewriter{r: bufio.NewReader(res.Body), body: res.Body, c: rt.c, max: rt.maxEvent}
+		res.Body = &sseRewriter{r: bufio.NewReaderSize(res.Body, 64<<10), body: res.Body, c: rt.c, max: rt.maxEvent}
 	}
 	return res, nil
 }
@@ -167,8 +167,9 @@ func (s *sseRewriter) Close() error { return s.body.Close() }
 // of the body goes as it came; one that grows past max goes as it came,
 // and so does the rest of the stream.
 func (s *sseRewriter) next() {
-	var raw, cur, fields, data []byte
+	var raw, fields, data []byte
 	hasData := false
+	start := 0 // of the line being read, in raw
 	for {
 		chunk, err := s.r.ReadSlice('\n')
 		raw = append(raw, chunk...)
@@ -176,12 +177,11 @@ func (s *sseRewriter) next() {
 			s.out, s.through = raw, true
 			return
 		}
-		cur = append(cur, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		line := cur
-		cur = nil
+		line := raw[start:]
+		start = len(raw)
 		if err != nil {
 			s.out, s.err = raw, err
 			return
@@ -198,10 +198,12 @@ func (s *sseRewriter) next() {
 		}
 		if v, ok := bytes.CutPrefix(text, []byte("data:")); ok {
 			v = bytes.TrimPrefix(v, []byte(" "))
-			if hasData {
-				data = append(data, '\n')
+			if hasData { // a copy, which raw's bytes are not written over by
+				data = append(append(data[:len(data):len(data)], '\n'), v...)
+			} else { // the usual one line, not copied
+				data = v
 			}
-			data, hasData = append(data, v...), true
+			hasData = true
 			continue
 		}
 		fields = append(fields, line...)
