@@ -207,7 +207,7 @@ type field struct {
 // requested schema, in any form json.Marshal takes). A client reads what
 // it understands: a property whose x-mcp-file is not an object of
 // accept, maxSize and transferModes is an error only once a file is
-// given for it (see field.problem).
+// given for it (the problems readSchema returns, by property).
 func readSchema(s any) (*schema, map[string]string, error) {
 	raw, err := json.Marshal(s)
 	if err != nil {
