@@ -269,10 +269,13 @@ func oneLine(s string) string {
 }
 
 // printable is s with each control character (an escape sequence would
-// drive the terminal) replaced by U+FFFD.
+// drive the terminal) and each bidirectional control (which would show
+// an address other than the one it is) replaced by U+FFFD.
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0),
+			r == 0x200e || r == 0x200f || r == 0x061c || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
 			return '\uFFFD'
 		}
 		return r

@@ -25,11 +25,12 @@ func TestFormsPages(t *testing.T) {
 		{"file:///etc/passwd", "decline", "not an http(s) URL; declined"},
 		{"/relative/page", "decline", "not an http(s) URL; declined"},
 		{"https://user:pw@example.com/", "decline", "not an http(s) URL; declined"},
+		{"https://example.com/\u202egpj.exe", "accept", "https://example.com/%E2%80%AEgpj.exe"},
 	} {
 		var log bytes.Buffer
 		f := &Forms{Options: &Options{Log: &log}}
-		res, err := f.Handle(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", URL: tt.url, Message: "Choose \x1b]0;title\x07 a file", ElicitationID: "e"}})
-		if err != nil || res.Action != tt.action || !strings.Contains(log.String(), tt.want) || strings.ContainsAny(log.String(), "\x1b\x07") {
+		res, err := f.Handle(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", URL: tt.url, Message: "Choose \x1b]0;title\x07 a \u202efile", ElicitationID: "e"}})
+		if err != nil || res.Action != tt.action || !strings.Contains(log.String(), tt.want) || strings.ContainsAny(log.String(), "\x1b\x07\u202e") {
 			t.Errorf("%s: %+v, %v, log %q; want %s and %q, no control characters", tt.url, res, err, log.String(), tt.action, tt.want)
 		}
 	}
