@@ -63,8 +63,10 @@ var resolveWording = uriWording{
 // then the first bytes.
 func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (hook.Resolved, error) {
 	c := r.c
-	fail := func(reason string) (hook.Resolved, error) {
-		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason}
+	// fail refuses the URI for reason (the text the model reads), with
+	// code, the machine-readable reason of a -32602 refusal.
+	fail := func(reason, code string) (hook.Resolved, error) {
+		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason, Code: code}
 	}
 	internal := func(step string, err error) (hook.Resolved, error) {
 		logInternal(c.obs, ctx, "resolving a file URI", step, err)
@@ -79,7 +81,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	pageArg = pageArg && isPageFile(ref.FileID) && uri != r.awaited // an argument names a page
 	if pageArg && !pageOfTool(ref.FileID, r.tool) {
 		// The page told the person which tool asks: its file goes to no other.
-		return fail("it names an upload page that another tool of this server asked for; a page's file goes only to the tool that asked for it")
+		return fail("it names an upload page that another tool of this server asked for; a page's file goes only to the tool that asked for it", ReasonUnauthorized)
 	}
 	if pageArg && le != nil {
 		if err := r.awaitPageArg(ctx, arg, uri, ref); err != nil {
@@ -91,7 +93,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	case le != nil && le.problem == uriStoreFailed:
 		return internal("store stat", le.err)
 	case le != nil:
-		return fail(le.text(&resolveWording))
+		return fail(le.text(&resolveWording), le.reason())
 	}
 
 	mt, params, ok := parseMediaType(m.MediaType)
@@ -118,7 +120,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return fail(resolveWording[uriMissing])
+			return fail(resolveWording[uriMissing], reasons[uriMissing])
 		case err != nil:
 			return internal("store read", err)
 		}
