@@ -23,13 +23,13 @@ import (
 // a caller can release its own files only. (An uploaded file a handler
 // holds as a runtime.File is released with its Release method.)
 func Release(ctx context.Context, uri string) error {
-	r, extra := hook.ResolverFrom(ctx)
+	r, _ := hook.ResolverFrom(ctx)
 	res, ok := r.(*resolver)
 	if !ok {
 		return errors.New("transfer.Release: the request's server does not serve files: call transfer.Register for it")
 	}
 	c := res.c
-	owner, err := c.owner(extra, res.session)
+	owner, err := c.ownerOf(res.from)
 	if err != nil {
 		return fmt.Errorf("transfer.Release: %w", err)
 	}
