@@ -19,6 +19,7 @@ import (
 )
 
 func init() {
+	fileserve.KeepFiles = keepFiles
 	fileserve.New = func(fc fileserve.Config) (fileserve.Service, error) {
 		o, ok := fc.Options.(Options)
 		if !ok {

@@ -99,3 +99,9 @@ type Error struct {
 // New returns the Service of c. It is an error when c's Options cannot be
 // used, with the text transfer.Register gives. Package transfer sets it.
 var New func(c Config) (Service, error)
+
+// KeepFiles returns the initialize request msg with the client's
+// capabilities.files copied to capabilities.experimental.files, where an
+// SDK that drops capabilities it does not know keeps it; false when msg is
+// no initialize request with such a member. Package transfer sets it.
+var KeepFiles func(msg []byte) ([]byte, bool)
