@@ -109,11 +109,17 @@ func (m rpcRequest) meta() json.RawMessage {
 // serveAuthorize answers m, the request r whose transport mcp-go's h
 // accepted as a ping.
 func (f *Files) serveAuthorize(w http.ResponseWriter, r *http.Request, h http.Handler, m rpcRequest) {
-	if !pingAccepted(w, r, h, m) {
+	meta := m.meta()
+	// The generation, as mcp-go tells it: by the header or _meta (which
+	// mcp-go then holds to agree).
+	var mv struct {
+		V string `json:"io.modelcontextprotocol/protocolVersion"`
+	}
+	json.Unmarshal(meta, &mv)
+	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) || mcp.IsModernProtocol(mv.V)
+	if !pingAccepted(w, r, h, m, modern) {
 		return
 	}
-	meta := m.meta()
-	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	var sid string
 	if !modern {
 		sid = r.Header.Get("Mcp-Session-Id") // mcp-go has just checked it
@@ -172,10 +178,15 @@ func metaFiles(meta json.RawMessage) any {
 }
 
 // pingAccepted hands r, the request m, to mcp-go's h as a ping with m's
-// ID and _meta, and reports whether h accepted it; when it did not, h's
-// answer is written to w.
-func pingAccepted(w http.ResponseWriter, r *http.Request, h http.Handler, m rpcRequest) bool {
-	ping := map[string]any{"jsonrpc": "2.0", "id": m.ID, "method": "ping"}
+// ID and _meta (on 2026-07-28, which has no ping, as server/discover, its
+// like), and reports whether h accepted it; when it did not, h's answer
+// is written to w.
+func pingAccepted(w http.ResponseWriter, r *http.Request, h http.Handler, m rpcRequest, modern bool) bool {
+	method := mcp.MethodPing
+	if modern {
+		method = mcp.MethodServerDiscover
+	}
+	ping := map[string]any{"jsonrpc": "2.0", "id": m.ID, "method": method}
 	if meta := m.meta(); meta != nil {
 		ping["params"] = map[string]any{"_meta": meta}
 	}
@@ -187,8 +198,8 @@ func pingAccepted(w http.ResponseWriter, r *http.Request, h http.Handler, m rpcR
 	pr := r.Clone(r.Context())
 	pr.Body = io.NopCloser(bytes.NewReader(body))
 	pr.ContentLength = int64(len(body))
-	if pr.Header.Get(mcp.HeaderMethod) != "" {
-		pr.Header.Set(mcp.HeaderMethod, "ping")
+	if pr.Header.Get(mcp.HeaderMethod) == m.Method { // else mcp-go refuses the mismatch
+		pr.Header.Set(mcp.HeaderMethod, string(method))
 	}
 	pr.Header.Del(mcp.HeaderName)
 	rec := &recorder{header: http.Header{}}

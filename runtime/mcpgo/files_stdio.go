@@ -114,4 +114,3 @@ func (l *lineWriter) writeLine(msg []byte) {
 		_, l.err = l.w.Write(msg)
 	}
 }
-
