@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -528,5 +530,72 @@ func TestServeFilesRecords(t *testing.T) {
 	}
 	for _, pr := range rec.Problems(png, []byte(uri)) {
 		t.Error(pr)
+	}
+}
+
+// uploadAnswerer is a client's elicitation handler that uploads doc, by
+// files/authorizeUpload through p, and answers with its URI.
+type uploadAnswerer struct {
+	t     *testing.T
+	p     peer
+	doc   []byte
+	asked atomic.Int32
+}
+
+func (a *uploadAnswerer) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	a.asked.Add(1)
+	uri := uploaded(a.t, a.p, "application/pdf", a.doc)
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"doc": uri}}}, nil
+}
+
+// TestServeFilesElicit: on a server with files, Elicit asks for a form
+// whose file is uploaded only; the form's field counts for
+// files/authorizeUpload once asked, and the answer's file URI is resolved
+// for the caller, whom Principal names (the same on every request).
+func TestServeFilesElicit(t *testing.T) {
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	key, _ := token.NewKey("k1", bytes.Repeat([]byte{9}, 32))
+	keys, _ := token.NewKeyring(key)
+	s := server.NewMCPServer("ask", "v1")
+	files, err := mcpgo.ServeFiles(s, mcpgo.FilesOptions{
+		Options:   transfer.Options{Keys: keys, PublicURL: ts.URL + "/files/", Store: memstore.New(nil)},
+		Principal: func(context.Context) string { return "alice" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddTool(mcp.NewTool("ask"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ans, pending, err := mcpgo.Elicit[testtypes.UploadForm](ctx, req, "Please upload the contract.", nil)
+		switch {
+		case err != nil:
+			return mcp.NewToolResultError(err.Error()), nil
+		case pending != nil:
+			return pending, nil
+		}
+		return mcp.NewToolResultText(fmt.Sprintf("%s %s %d bytes", ans.Action, ans.Value.Doc.MediaType, ans.Value.Doc.Size())), nil
+	})
+	mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s)))
+	mux.Handle("/files/", files.Handler())
+
+	raw := &httpPeer{url: ts.URL + "/mcp", modern: true, caps: map[string]any{}}
+	if _, r := authorizeUpload(t, raw, "application/pdf", len(minimalPDF)); r.Error == nil || !strings.Contains(r.Error.Message, "no argument that takes uploaded files") {
+		t.Fatalf("authorize before the form is asked: %+v, want a refusal", r.Error)
+	}
+	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			a := &uploadAnswerer{t: t, p: raw, doc: minimalPDF}
+			tr, err := transport.NewStreamableHTTP(ts.URL + "/mcp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := client.NewClient(tr, client.WithElicitationHandler(a))
+			connectVersion(t, c, version)
+			text, isError := callText(t, c, "ask")
+			if want := fmt.Sprintf("accept application/pdf %d bytes", len(minimalPDF)); isError || text != want || a.asked.Load() != 1 {
+				t.Errorf("ask: %q (isError %v, asked %d times), want %q", text, isError, a.asked.Load(), want)
+			}
+		})
 	}
 }
