@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -208,6 +209,13 @@ func pingAccepted(w http.ResponseWriter, r *http.Request, h http.Handler, m rpcR
 		rec.status = http.StatusOK
 	}
 	if rec.status == http.StatusOK && pingResult(rec.body.Bytes()) {
+		// The headers mcp-go's CORS option set for the request hold for
+		// the answer too.
+		for k, v := range rec.header {
+			if strings.HasPrefix(k, "Access-Control-") || k == "Vary" {
+				w.Header()[k] = v
+			}
+		}
 		return true
 	}
 	for k, v := range rec.header {

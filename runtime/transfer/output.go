@@ -44,12 +44,14 @@ type Output struct {
 // the caller resolves with files/authorizeDownload, the sanitized name, the
 // media type, the size and the SHA-256 digest. Call it from a tool handler
 // of a server set up with [Register]. The bytes are streamed through the
-// store; a failed Save leaves nothing behind.
+// store; a failed Save leaves nothing behind. (On an mcp-go server,
+// runtime/mcpgo's ServeFiles sets the server up, and its NewFileContent is
+// the content block.)
 func Save(ctx context.Context, out Output) (FileValue, error) {
 	r, _ := hook.ResolverFrom(ctx)
 	res, ok := r.(*resolver)
 	if !ok {
-		return FileValue{}, errors.New("transfer.Save: the request's server does not serve files: call transfer.Register for it")
+		return FileValue{}, errors.New("transfer.Save: the request's server does not serve files: call transfer.Register (mcpgo.ServeFiles on mcp-go) for it")
 	}
 	c := res.c
 	body, size, closeBody, err := out.body()
