@@ -33,8 +33,9 @@ import (
 // reaches a client that declared files.download as a file block, and the
 // mark by which a tool call over HTTP is told from one on stdio.
 //
-// HTTP reads a POST's body whole, as mcp-go does: put [LimitBody] in front
-// of it.
+// HTTP reads the first 64 KiB of a POST's body to tell what it is, and
+// passes a longer one on unread; mcp-go reads a body whole: put
+// [LimitBody] in front of both.
 func (f *Files) HTTP(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), httpKey{}, true))
@@ -42,10 +43,18 @@ func (f *Files) HTTP(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
+		// The requests answered or changed here are small: a longer body
+		// goes on as it comes, its head read once more, not the whole of
+		// it copied (mcp-go reads it whole itself).
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxPeekBytes+1))
+		switch {
+		case err != nil:
 			// Pass the failure on: mcp-go answers it as for any request.
 			r.Body = readCloser{io.MultiReader(bytes.NewReader(body), errReader{err}), r.Body}
+			h.ServeHTTP(w, r)
+			return
+		case len(body) > maxPeekBytes:
+			r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -63,6 +72,13 @@ func (f *Files) HTTP(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// maxPeekBytes bounds the requests HTTP reads to tell what they are:
+// files/authorizeUpload, files/authorizeDownload and initialize requests
+// are far smaller; a longer one goes to mcp-go as it is (an authorize
+// request that long is answered as mcp-go answers a method it does not
+// know).
+const maxPeekBytes = 64 << 10
 
 type readCloser struct {
 	io.Reader

@@ -16,7 +16,10 @@ import (
 // taken out of what mcp-go reads and answered here, its response written
 // to out whole, never inside a line of mcp-go's (whose writes go through
 // the returned writer, a line at a time). An initialize request's files
-// capability is copied where mcp-go keeps it, as [Files.HTTP] does. ctx is
+// capability is copied where mcp-go keeps it, as [Files.HTTP] does. A
+// line longer than 64 KiB is passed on as it comes, not copied whole (an
+// authorize request that long is answered as mcp-go answers a method it
+// does not know). ctx is
 // the context given to Listen: [FilesOptions.Principal] reads the caller
 // from it.
 //
@@ -24,7 +27,7 @@ import (
 //	err := server.NewStdioServer(s).Listen(ctx, in, out)
 func (f *Files) Stdio(ctx context.Context, in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 	w := &lineWriter{w: out}
-	return &stdioReader{ctx: ctx, f: f, in: bufio.NewReader(in), out: w}, w
+	return &stdioReader{ctx: ctx, f: f, in: bufio.NewReaderSize(in, maxPeekBytes), out: w}, w
 }
 
 // A stdioReader hands mcp-go the lines of a client's messages, but for
@@ -35,6 +38,7 @@ type stdioReader struct {
 	in      *bufio.Reader
 	out     *lineWriter
 	pending []byte // what is left of the line being read
+	midLine bool   // pending is part of a line longer than maxPeekBytes
 	err     error  // the error after pending
 }
 
@@ -43,10 +47,20 @@ func (r *stdioReader) Read(p []byte) (int, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
-		line, err := r.in.ReadBytes('\n')
-		r.err = err
-		if len(line) > 0 {
-			r.pending = r.take(line)
+		chunk, err := r.in.ReadSlice('\n') // valid until the next ReadSlice, once pending is read
+		switch {
+		case err == bufio.ErrBufferFull:
+			// A line longer than maxPeekBytes, such as a tools/call with
+			// files inline: no request taken here, so it goes on as it
+			// comes, not copied whole.
+			r.pending, r.midLine = chunk, true
+		case r.midLine: // the end of such a line
+			r.pending, r.midLine, r.err = chunk, false, err
+		default:
+			r.err = err
+			if len(chunk) > 0 {
+				r.pending = r.take(chunk)
+			}
 		}
 	}
 	n := copy(p, r.pending)

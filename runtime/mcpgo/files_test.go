@@ -355,6 +355,12 @@ func TestServeFiles(t *testing.T) {
 			if text, isErr, _ := callTool(t, p, "doc", map[string]any{"doc": data}); !isErr || !strings.Contains(text, "upload") {
 				t.Errorf("doc with a data: URI: %q (isError %v), want a transfer mode refusal", text, isErr)
 			}
+			// A request longer than what the wrappers read to tell what it
+			// is goes on to mcp-go whole.
+			big := append(append([]byte{}, png...), make([]byte, 60<<10)...)
+			if text, isErr, _ := callTool(t, p, "scan", map[string]any{"scan": "data:image/png;base64," + base64.StdEncoding.EncodeToString(big)}); isErr || text != fmt.Sprintf("%d bytes of image/png", len(big)) {
+				t.Errorf("scan with %d bytes inline: %q (isError %v)", len(big), text, isErr)
+			}
 			// A tampered URI.
 			bad := uri[:len(uri)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(uri, "AA")]
 			if text, isErr, _ := callTool(t, p, "scan", map[string]any{"scan": bad}); !isErr || !strings.Contains(text, "is not a usable file URI") {
