@@ -38,7 +38,7 @@ var reportBytes = []byte("line one\nline two\n")
 // itself, for stdio. Its tools: scan takes a PNG of at most 64 KiB inline
 // or uploaded (testtypes.ScanForm), doc a PDF uploaded only
 // (testtypes.UploadForm), and report, a plain mcp-go tool, returns a file
-// it saved.
+// it saved, which forget, given its URI, releases.
 func filesServer(t *testing.T) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
 	return filesServerLog(t, nil)
 }
@@ -78,6 +78,12 @@ func filesServerLog(t *testing.T, log *slog.Logger) (*server.MCPServer, *mcpgo.F
 			return mcp.NewToolResultError(err.Error()), nil
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("the report"), mcpgo.NewFileContent(v)}}, nil
+	})
+	s.AddTool(mcp.NewTool("forget", mcp.WithString("uri", mcp.Required())), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := transfer.Release(ctx, req.GetString("uri", "")); err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return mcp.NewToolResultText("released"), nil
 	})
 	mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s)))
 	mux.Handle("/files/", files.Handler())
@@ -424,6 +430,12 @@ func TestServeFilesHostile(t *testing.T) {
 	if r := b.call(t, "files/authorizeDownload", map[string]any{"uri": res.File.URI}); r.Error == nil || r.Error.Code != -32602 {
 		t.Errorf("authorizeDownload of another session's URI: %+v", r.Error)
 	}
+	if text, isErr, _ := callTool(t, b, "forget", map[string]any{"uri": res.File.URI}); !isErr || !strings.Contains(text, "not a file URI this server issued to this caller") {
+		t.Errorf("Release of another session's URI: %q (isError %v)", text, isErr)
+	}
+	if text, isErr, _ := callTool(t, a, "scan", map[string]any{"scan": res.File.URI}); isErr {
+		t.Errorf("scan with its own URI, after another session tried to release it: %q", text)
+	}
 
 	// Requests mcp-go's transport refuses are refused as mcp-go refuses a ping.
 	bogus := &httpPeer{url: ts.URL + "/mcp", sid: "bogus"}
@@ -480,6 +492,14 @@ func TestServeFilesOutputs(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK || !bytes.Equal(got, reportBytes) {
 				t.Errorf("download: %s, %q, want %q", resp.Status, got, reportBytes)
+			}
+
+			// Released by the caller's handler: gone for files/authorizeDownload.
+			if text, isErr, _ := callTool(t, p, "forget", map[string]any{"uri": uri}); isErr || text != "released" {
+				t.Errorf("forget: %q (isError %v)", text, isErr)
+			}
+			if r := p.call(t, "files/authorizeDownload", map[string]any{"uri": uri}); r.Error == nil || !strings.Contains(r.Error.Message, "names no file") {
+				t.Errorf("files/authorizeDownload after Release: %+v, want a refusal", r.Error)
 			}
 
 			if name == "stdio" {
