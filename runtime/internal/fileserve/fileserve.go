@@ -2,7 +2,7 @@
 // mcp-go adapter, runtime/mcpgo, a module of its own) serves SEP-2631 with
 // the transfer layer's own code: files/authorizeUpload and
 // files/authorizeDownload, the resolution of the file URIs in a tool
-// call's arguments, file outputs ([transfer.Save] finds the Resolver this
+// call's arguments, file outputs (transfer.Save finds the Resolver this
 // package puts in a call's context) and what stands in for them for a
 // client without files.download, and the upload and download endpoints.
 // The adapter tells who sent each request ([Sender]); nothing here depends
