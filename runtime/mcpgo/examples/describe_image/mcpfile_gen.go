@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/mcpfileimpl"
+	"github.com/mcpfile/mcpfile/runtime/transfer"
 )
 
 // The runtime package must accept code generated for version 4: if it does not,
@@ -27,6 +28,81 @@ func _() {
 // the files are checked against. UnmarshalJSON declares a local type T from
 // mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
 // encoding/json decodes the other members field by field.
+
+// If this fails to compile, Sample changed since mcpfilegen ran: run go generate.
+var _ Sample = mcpfileStructSample_changed_run_go_generate{}
+
+type mcpfileStructSample_changed_run_go_generate = struct {
+	Image transfer.FileValue `json:"image"`
+}
+
+// MCPSchema returns the JSON Schema of Sample, computed by mcpfilegen,
+// for mcp.Tool.OutputSchema (runtime.AddTool takes it when the tool's output is Sample).
+func (Sample) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaSample)
+}
+
+const mcpfileSchemaSample = `{
+  "properties": {
+    "image": {
+      "properties": {
+        "uri": {
+          "type": "string",
+          "description": "the file's URI (mcp-file:), for files/authorizeDownload"
+        },
+        "name": {
+          "type": "string",
+          "description": "the file's name"
+        },
+        "mimeType": {
+          "type": "string",
+          "description": "the file's media type"
+        },
+        "size": {
+          "description": "the file's size in bytes",
+          "type": [
+            "null",
+            "integer"
+          ]
+        },
+        "digest": {
+          "properties": {
+            "algorithm": {
+              "type": "string",
+              "description": "the digest's algorithm: sha-256"
+            },
+            "value": {
+              "type": "string",
+              "description": "the digest, base64url without padding"
+            }
+          },
+          "additionalProperties": false,
+          "required": [
+            "algorithm",
+            "value"
+          ],
+          "description": "the digest of the file's bytes",
+          "type": [
+            "null",
+            "object"
+          ]
+        }
+      },
+      "additionalProperties": false,
+      "type": "object",
+      "required": [
+        "uri"
+      ],
+      "description": "Image is the file: its URI, which files/authorizeDownload turns into a download, its name, media type, size and SHA-256."
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "image"
+  ],
+  "description": "Sample is the output of sample_image."
+}`
 
 // If this fails to compile, UploadArgs changed since mcpfilegen ran: run go generate.
 var _ UploadArgs = mcpfileStructUploadArgs_changed_run_go_generate{}
