@@ -40,12 +40,16 @@ var reportBytes = []byte("line one\nline two\n")
 // (testtypes.UploadForm), and report, a plain mcp-go tool, returns a file
 // it saved, which forget, given its URI, releases.
 func filesServer(t *testing.T) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
-	return filesServerLog(t, nil)
+	return filesServerWith(t, nil)
 }
 
-// filesServerLog is filesServer whose transfer layer logs to log (nil:
-// the default logger).
+// filesServerLog is filesServer whose transfer layer logs to log.
 func filesServerLog(t *testing.T, log *slog.Logger) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
+	return filesServerWith(t, func(o *transfer.Options) { o.Logger = log })
+}
+
+// filesServerWith is filesServer with options set by set (nil: none).
+func filesServerWith(t *testing.T, set func(*transfer.Options)) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
 	t.Helper()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
@@ -59,7 +63,11 @@ func filesServerLog(t *testing.T, log *slog.Logger) (*server.MCPServer, *mcpgo.F
 		t.Fatal(err)
 	}
 	s := server.NewMCPServer("files", "v1")
-	files, err := mcpgo.ServeFiles(s, mcpgo.FilesOptions{Options: transfer.Options{Keys: keys, PublicURL: ts.URL + "/files/", Store: memstore.New(nil), Logger: log}})
+	o := transfer.Options{Keys: keys, PublicURL: ts.URL + "/files/", Store: memstore.New(nil)}
+	if set != nil {
+		set(&o)
+	}
+	files, err := mcpgo.ServeFiles(s, mcpgo.FilesOptions{Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -623,5 +631,23 @@ func TestServeFilesElicit(t *testing.T) {
 				t.Errorf("ask: %q (isError %v, asked %d times), want %q", text, isError, a.asked.Load(), want)
 			}
 		})
+	}
+}
+
+// TestServeFilesAddressQuota: callers without auth and without a session
+// (2026-07-28 over HTTP) hold the quota per address, as on a go-sdk server
+// that runtime/serve serves.
+func TestServeFilesAddressQuota(t *testing.T) {
+	png := mustPNG(t)
+	_, _, ts := filesServerWith(t, func(o *transfer.Options) { o.Quota = int64(len(png)) + 10 })
+	p := &httpPeer{url: ts.URL + "/mcp", modern: true, caps: map[string]any{}}
+	uri := uploaded(t, p, "image/png", png)
+	if _, r := authorizeUpload(t, p, "image/png", len(png)); r.Error == nil || !strings.Contains(r.Error.Message, "callers without auth from this address") {
+		t.Errorf("authorize past the address's quota: %+v, want quotaExceeded for the address", r.Error)
+	}
+	// Another anonymous 2026-07-28 caller may use the file by its URI.
+	other := &httpPeer{url: ts.URL + "/mcp", modern: true, caps: map[string]any{}}
+	if text, isErr, _ := callTool(t, other, "scan", map[string]any{"scan": uri}); isErr {
+		t.Errorf("scan: %q", text)
 	}
 }

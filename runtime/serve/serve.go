@@ -120,7 +120,9 @@ type Options struct {
 	SessionTimeout time.Duration
 
 	// Logger receives the go-sdk handler's errors and the serving
-	// functions' records. Nil means slog.Default().
+	// functions' records; and, on a server that transfer.Register set up
+	// without a transfer.Options.Logger, the transfer layer's records
+	// (transfer.UseLogger). Nil means slog.Default().
 	Logger *slog.Logger
 
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are those of the
@@ -176,7 +178,9 @@ func RequestLimit(s *mcp.Server, o Options) int64 {
 // limited to [RequestLimit]. With transfers, the MCP endpoint keeps the
 // files capability a client declares in initialize
 // (transfer.KeepFilesCapability), so that file results reach the clients
-// that can read them.
+// that can read them, and tells the transfer layer the address of each
+// request (transfer.KeepCallerAddress), by which it bounds the upload
+// pages and stored bytes of callers without auth and without a session.
 //
 // POST bodies of tools/call go through the fast path of inline files (see
 // the package documentation): read whole, within the same limit, before
@@ -192,6 +196,7 @@ func Handler(s *mcp.Server, o Options) http.Handler {
 // newHandler is [Handler] with the limit given; it also returns the path
 // of the transfer endpoints, "" when there are none.
 func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
+	useLogger(s, o)
 	path := cmp.Or(o.Path, DefaultPath)
 	timeout := o.SessionTimeout
 	switch {
@@ -221,7 +226,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 	})
 	filesPath, files, ok := transfer.Endpoints(s)
 	if ok {
-		endpoint = transfer.KeepFilesCapability(endpoint)
+		endpoint = transfer.KeepFilesCapability(transfer.KeepCallerAddress(endpoint))
 	}
 	endpoint = inlineHTTP(s, limit, endpoint)
 	if !ok {
@@ -267,6 +272,7 @@ func (nopCloser) Close() error { return nil }
 
 // serveIO is [Stdio] over r and w.
 func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
+	useLogger(s, o)
 	limit := lineLimit(RequestLimit(s, o))
 	c := newInlineIO(s, limit)
 	defer c.closeAll()
@@ -282,6 +288,14 @@ func run(ctx context.Context, s *mcp.Server, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, func() { transfer.Shutdown(s) })
 	defer stop()
 	return s.Run(ctx, t)
+}
+
+// useLogger gives the transfer layer of s o.Logger, when o has one and
+// transfer.Register was given none.
+func useLogger(s *mcp.Server, o Options) {
+	if o.Logger != nil {
+		transfer.UseLogger(s, o.Logger)
+	}
 }
 
 // lineLimit is the stdio line limit for a request limit.

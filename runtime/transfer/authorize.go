@@ -87,8 +87,10 @@ func (c *config) authorizeUpload(ctx context.Context, from sender, p *AuthorizeU
 		return nil, err
 	}
 
-	// The owner's quota.
-	switch u, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
+	// The owner's quota: of callers without auth and without a session,
+	// their address's, which the store records (quotaOwner).
+	holder := c.quotaOwner(ctx, owner)
+	switch u, ok, err := c.quota.check(ctx, holder, size, c.Now()); {
 	case err != nil:
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)
 	case !ok:
@@ -105,13 +107,13 @@ func (c *config) authorizeUpload(ctx context.Context, from sender, p *AuthorizeU
 	if err != nil {
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "file URI", err)
 	}
-	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: owner, Size: size, SHA256: sum,
+	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: holder, Size: size, SHA256: sum,
 		MediaType: formatMediaType(mt, params), Name: name, Expires: authExpires}
 	res := &AuthorizeUploadResult{
 		File: FileValue{URI: uri, Name: name, MimeType: p.MimeType, Size: &size, Digest: p.Digest},
 	}
 	if ps, ok := c.Store.(store.Presigner); ok {
-		meta := store.Meta{Size: size, MediaType: claims.MediaType, Name: name, Owner: owner, Expires: authExpires.Add(c.FileTTL)}
+		meta := store.Meta{Size: size, MediaType: claims.MediaType, Name: name, Owner: holder, Expires: authExpires.Add(c.FileTTL)}
 		copy(meta.SHA256[:], sum)
 		sr, err := ps.PresignUpload(ctx, id, meta, authExpires)
 		if err != nil {
@@ -243,7 +245,7 @@ func (c *config) authorizeDownload(ctx context.Context, from sender, p *Authoriz
 			d.Headers = sr.Headers
 		}
 	} else {
-		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
+		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: m.Owner, // lookup checked it is the caller's
 			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
 		if err != nil {
 			return nil, c.internal(ctx, MethodAuthorizeDownload, "token", err)

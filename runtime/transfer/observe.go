@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/observe"
@@ -35,6 +36,19 @@ func newObserver(logger *slog.Logger, mp metric.MeterProvider, keys *token.Keyri
 	return &observer{
 		Observer: observe.New(observe.Options{Logger: logger, MeterProvider: mp, Pseudonym: keys.Pseudonym}),
 		errorLog: errorLog,
+	}
+}
+
+// UseLogger makes l the logger of the transfer layer of s, in place of
+// slog.Default(), when [Register] was given no Options.Logger: every
+// record of s's uploads, downloads, pages, authorizations, sweeps and
+// refused arguments then goes to l. Package runtime/serve calls it with
+// its own Options.Logger, so that a server author who sets one logger
+// there hears them all. It does nothing when Register set s up with a
+// Logger, or did not set s up; a nil l goes back to slog.Default().
+func UseLogger(s *mcp.Server, l *slog.Logger) {
+	if c := configOf(s); c != nil {
+		c.obs.SetFallback(l)
 	}
 }
 

@@ -111,7 +111,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	id := pageFileID(hk.Tool, hk.ID, hk.Reuse)
 	// The page's URL is shown to people and kept in browsers' histories:
 	// the principal and the message travel in it sealed, unreadable.
-	sealedOwner, err := c.Keys.Seal(owner)
+	sealedOwner, err := c.Keys.Seal(c.quotaOwner(ctx, owner)) // whom its file counts against, and is stored for
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's owner: %w", err)
 	}
@@ -131,7 +131,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		return hook.Page{}, fmt.Errorf("signing the upload page's file URI: %w", err)
 	}
 	p := &page{
-		id: id, key: key, caller: who, total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
+		id: id, key: key, caller: who, address: pageAddress(ctx, extra, owner), total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
 		done: done, finished: make(chan struct{}),
 		hp: hook.Page{URL: c.pageURL + tok, ElicitationID: id, State: uri},
 	}

@@ -159,7 +159,7 @@ func newConfig(o Options) (*config, error) {
 		return nil, err
 	}
 	c.obs = newObserver(c.Logger, c.MeterProvider, c.Keys, c.ErrorLog)
-	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
+	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller, c.MaxPagesPerAddress)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	c.reads = newReadFiles()
 	c.admit = newAdmission(&c.Upload, c.obs)
@@ -235,9 +235,10 @@ func (c *config) ownerOf(from sender) (string, error) {
 	return "", errNoPrincipal
 }
 
-// anonymous reports whether owner is that of a caller without auth.
+// anonymous reports whether owner is that of a caller without auth: "",
+// a session's, or an address's (quotaOwner).
 func anonymous(owner string) bool {
-	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
+	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix) || isAddressKey(owner)
 }
 
 // sessionOwnerPrefix starts the owner of an anonymous session.
