@@ -212,13 +212,13 @@ func newServer(f *fetch.Fetcher, log *slog.Logger, o transfer.Options) (*server.
 		func(_ context.Context, _ mcp.CallToolRequest, args UploadArgs) (*mcp.CallToolResult, error) {
 			return describe(args.Image), nil
 		})
+	// sample_image's output schema is the one mcpfilegen generated for
+	// Sample, as runtime.AddTool publishes an Out type's on a go-sdk server.
 	s.AddTool(mcp.NewTool("sample_image", mcp.WithDescription("Hand back a sample image (a 1×1 PNG) as a file to download."), mcp.WithRawOutputSchema(Sample{}.MCPSchema())), sample)
 	return s, files, nil
 }
 
-// Sample is the output of sample_image. Its output schema is the one
-// mcpfilegen generated (MCPSchema), as runtime.AddTool publishes an Out
-// type's on a go-sdk server.
+// Sample is the output of sample_image: a sample image to download.
 type Sample struct {
 	// Image is the file: its URI, which files/authorizeDownload turns into
 	// a download, its name, media type, size and SHA-256.

@@ -101,7 +101,7 @@ const mcpfileSchemaSample = `{
   "required": [
     "image"
   ],
-  "description": "Sample is the output of sample_image."
+  "description": "Sample is the output of sample_image: a sample image to download."
 }`
 
 // If this fails to compile, UploadArgs changed since mcpfilegen ran: run go generate.
