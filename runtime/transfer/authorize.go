@@ -31,13 +31,24 @@ const shortLen = 12
 // defaultMediaType is the media type of an upload that declares none.
 const defaultMediaType = "application/octet-stream"
 
-// authorizeUpload serves files/authorizeUpload.
-func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+// sdkAuthorizeUpload serves files/authorizeUpload on a go-sdk server.
+func (c *config) sdkAuthorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+	_, extra := hook.ResolverFrom(ctx)
+	return c.authorizeUpload(ctx, c.sdkSender(extra, ss, nil), p)
+}
+
+// sdkAuthorizeDownload serves files/authorizeDownload on a go-sdk server.
+func (c *config) sdkAuthorizeDownload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+	_, extra := hook.ResolverFrom(ctx)
+	return c.authorizeDownload(ctx, c.sdkSender(extra, ss, nil), p)
+}
+
+// authorizeUpload serves files/authorizeUpload to from, whatever the SDK.
+func (c *config) authorizeUpload(ctx context.Context, from sender, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
 	if p == nil {
 		p = new(AuthorizeUploadParams)
 	}
-	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra, ss)
+	owner, err := c.ownerOf(from)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: " + err.Error()}
 	}
@@ -72,7 +83,7 @@ func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *
 	}
 
 	// Some upload-capable field takes it.
-	if err := checkUploadable(hook.Schemas(c.server), mt, size); err != nil {
+	if err := checkUploadable(c.schemas(), mt, size); err != nil {
 		return nil, err
 	}
 
@@ -197,14 +208,13 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 	return nil
 }
 
-// authorizeDownload serves files/authorizeDownload: the metadata of the
-// file a URI names, and a signed, expiring GET of its bytes.
-func (c *config) authorizeDownload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+// authorizeDownload serves files/authorizeDownload to from: the metadata
+// of the file a URI names, and a signed, expiring GET of its bytes.
+func (c *config) authorizeDownload(ctx context.Context, from sender, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
 	if p == nil || p.URI == "" {
 		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
 	}
-	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra, ss)
+	owner, err := c.ownerOf(from)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
 	}

@@ -199,10 +199,9 @@ const (
 )
 
 // recordAuthorize records the answer of files/authorizeUpload or
-// files/authorizeDownload (method) to req: res, or the refusal err.
-func (c *config) recordAuthorize(ctx context.Context, method string, req mcp.Request, res mcp.Result, err error) {
-	ss, _ := req.GetSession().(*mcp.ServerSession)
-	owner, oerr := c.owner(req.GetExtra(), ss)
+// files/authorizeDownload (method) sent by from: res, or the refusal err.
+func (c *config) recordAuthorize(ctx context.Context, method string, from sender, res any, err error) {
+	owner, oerr := c.ownerOf(from)
 	if err != nil {
 		data, ok := ErrorDataOf(err)
 		switch {

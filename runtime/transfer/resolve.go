@@ -21,7 +21,8 @@ import (
 // runtime (see hook.Resolver).
 type resolver struct {
 	c       *config
-	session *mcp.ServerSession // the request's; nil when unknown
+	from    sender             // who sent the request
+	session *mcp.ServerSession // the request's, on a go-sdk server (for upload pages); nil when unknown
 	reads   *callReads         // the files a tools/call resolved; nil for other requests
 	// progressToken is the tools/call's progress token; nil for none.
 	progressToken any
@@ -43,7 +44,19 @@ var _ hook.Resolver = (*resolver)(nil)
 func (r *resolver) Observer() *observe.Observer { return r.c.obs.Observer }
 
 // Declare records that the server takes the files of schema.
-func (r *resolver) Declare(schema *descriptor.Schema) { hook.AddSchema(r.c.server, schema) }
+func (r *resolver) Declare(schema *descriptor.Schema) { r.c.declare(schema) }
+
+// callReads makes r the resolver of a tools/call, which keeps the files it
+// reads from expiring (Options.ReadFileTTL) until the function it returns
+// is called, at the end of the call.
+func (r *resolver) callReads() (end func()) {
+	r.reads = new(callReads)
+	return func() {
+		for _, id := range r.reads.take() {
+			r.c.reads.end(r.c, id, r.c.ReadFileTTL)
+		}
+	}
+}
 
 // resolveWording is what the resolution of a file URI in an argument says
 // of one that names no file the caller may have, after "Argument … is not
@@ -72,7 +85,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		logInternal(c.obs, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
-	owner, err := c.owner(extra, r.session)
+	owner, err := c.ownerOf(r.from)
 	if err != nil {
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
 	}
