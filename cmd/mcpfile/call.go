@@ -67,8 +67,8 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if i := slices.Index(rest, "--"); i >= 0 {
 		rest, command = rest[:i], rest[i+1:]
 	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "mcpfile call: "+format+"\n", args...)
+	fail := func(format string, args ...any) int { // its text may hold the server's names
+		fmt.Fprintf(stderr, "mcpfile call: %s\n", call.Printable(fmt.Sprintf(format, args...)))
 		return 2
 	}
 	switch {
@@ -127,7 +127,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	tool, err := client.FindTool(ctx, cs, toolName)
 	if err != nil {
-		return fail("%s", call.Printable(strings.TrimPrefix(err.Error(), "transfer/client: ")))
+		return fail("%s", strings.TrimPrefix(err.Error(), "transfer/client: "))
 	}
 	arguments, err := call.Arguments(ctx, cs, tool, cargs, o)
 	if msg, ok := call.Usage(err); ok {

@@ -485,10 +485,13 @@ func TestCallPrintsServerNamesSafely(t *testing.T) {
 	s.AddTool(&mcp.Tool{Name: "fails", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no" + evil}
 	})
+	s.AddTool(&mcp.Tool{Name: "args", InputSchema: json.RawMessage(`{"type":"object","properties":{"a\u001b[2J\u202e":{"type":"string"}}}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	defer srv.Close()
 	unsafe := func(r rune) bool { return r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) }
-	for _, args := range [][]string{{"files"}, {"-o", t.TempDir(), "files"}, {"fails"}} {
+	for _, args := range [][]string{{"files"}, {"-o", t.TempDir(), "files"}, {"fails"}, {"args", "b=1"}} {
 		_, stdout, stderr := callRun(t, append([]string{"-url", srv.URL}, args...)...)
 		for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
 			if i := strings.IndexFunc(out, unsafe); i >= 0 {

@@ -101,8 +101,8 @@ func (f *Forms) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elicit
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		}
 	}
-	if msg, ok := Usage(err); ok {
-		logf(o, "declined: %s", msg)
+	if msg, ok := Usage(err); ok { // it may name the form's fields
+		logf(o, "declined: %s", Printable(msg))
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	return nil, err
