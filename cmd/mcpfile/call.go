@@ -67,8 +67,8 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if i := slices.Index(rest, "--"); i >= 0 {
 		rest, command = rest[:i], rest[i+1:]
 	}
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "mcpfile call: "+format+"\n", args...)
+	fail := func(format string, args ...any) int { // its text may hold the server's names
+		fmt.Fprintf(stderr, "mcpfile call: %s\n", call.Printable(fmt.Sprintf(format, args...)))
 		return 2
 	}
 	switch {
@@ -117,7 +117,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cs, err := c.Connect(ctx, client.WrapTransport(transport(*serverURL, command, &serverLog)(), nil), opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpfile call: connecting: %v\n", err)
+		fmt.Fprintf(stderr, "mcpfile call: connecting: %s\n", call.Printable(err.Error()))
 		if log := serverLog.String(); log != "" {
 			fmt.Fprintf(stderr, "the server's standard error:\n%s", tail(log))
 		}
@@ -134,7 +134,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%s", msg)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpfile call: %v\n", err)
+		fmt.Fprintf(stderr, "mcpfile call: %s\n", call.Printable(err.Error()))
 		return 1
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: arguments})
@@ -143,7 +143,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for tries := 0; err != nil && tries < maxPageRounds; tries++ {
 		again, ferr := forms.Required(ctx, err)
 		if ferr != nil {
-			fmt.Fprintf(stderr, "mcpfile call: tools/call: %v\n", ferr)
+			fmt.Fprintf(stderr, "mcpfile call: tools/call: %s\n", call.Printable(ferr.Error()))
 			return 1
 		}
 		if !again {
@@ -152,7 +152,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: arguments})
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpfile call: tools/call: %v\n", err)
+		fmt.Fprintf(stderr, "mcpfile call: tools/call: %s\n", call.Printable(err.Error()))
 		return 1
 	}
 	if err := printResult(stdout, res, *asJSON); err != nil {
@@ -165,12 +165,12 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, out := range client.Outputs(res) {
 		if *outDir == "" {
-			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", out, out.File.URI)
+			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", out, call.Printable(out.File.URI))
 			continue
 		}
 		path, err := client.Save(ctx, cs, out, *outDir, &o.Download)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpfile call: saving %s: %v\n", out, err)
+			fmt.Fprintf(stderr, "mcpfile call: saving %s: %s\n", out, call.Printable(err.Error()))
 			code = 1
 			continue
 		}
@@ -183,8 +183,10 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // required pages to be opened (-32042).
 const maxPageRounds = 3
 
-// printResult prints res: as JSON, or its text blocks, a line for each
-// other block, and its structuredContent.
+// printResult prints res: as JSON, or its text blocks (the tool's output,
+// as it wrote it), a line for each other block (whose names, URIs and
+// media types, which the server chose, are made printable: call.Printable),
+// and its structuredContent.
 func printResult(w io.Writer, res *mcp.CallToolResult, asJSON bool) error {
 	if asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
@@ -202,18 +204,18 @@ func printResult(w io.Writer, res *mcp.CallToolResult, asJSON bool) error {
 		case *mcp.TextContent:
 			fmt.Fprintln(w, c.Text)
 		case *mcp.ImageContent:
-			fmt.Fprintf(w, "[image %s, %d bytes]\n", c.MIMEType, len(c.Data))
+			fmt.Fprintf(w, "[image %s, %d bytes]\n", call.Printable(c.MIMEType), len(c.Data))
 		case *mcp.AudioContent:
-			fmt.Fprintf(w, "[audio %s, %d bytes]\n", c.MIMEType, len(c.Data))
+			fmt.Fprintf(w, "[audio %s, %d bytes]\n", call.Printable(c.MIMEType), len(c.Data))
 		case *mcp.ResourceLink:
 			if _, ok := client.FileOf(c); ok {
-				fmt.Fprintf(w, "[file %s %s]\n", c.Name, c.URI)
+				fmt.Fprintf(w, "[file %s %s]\n", call.Printable(c.Name), call.Printable(c.URI))
 			} else {
-				fmt.Fprintf(w, "[resource link %s]\n", c.URI)
+				fmt.Fprintf(w, "[resource link %s]\n", call.Printable(c.URI))
 			}
 		case *mcp.EmbeddedResource:
 			if c.Resource != nil {
-				fmt.Fprintf(w, "[embedded resource %s]\n", c.Resource.URI)
+				fmt.Fprintf(w, "[embedded resource %s]\n", call.Printable(c.Resource.URI))
 			}
 		}
 	}

@@ -18,7 +18,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/examples/analyzedoc"
@@ -461,5 +463,40 @@ func TestCallURLElicitationRequired(t *testing.T) {
 				t.Fatalf("call did not end a minute after the page was done; stderr %q", stderr.String())
 			}
 		})
+	}
+}
+
+// TestCallPrintsServerNamesSafely: the names, URIs and media types a
+// server gives, and the message of its error, reach the terminal without
+// the characters that would drive it (escape sequences: C0 and C1
+// controls) or show other text than they are (bidirectional controls).
+func TestCallPrintsServerNamesSafely(t *testing.T) {
+	const evil = "\x1b]0;owned\x07\x1b[2J\u009b31m\u202e"
+	size := int64(3)
+	s := mcp.NewServer(&mcp.Implementation{Name: "names", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "files", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.ResourceLink{URI: "mcp-file://names/1" + evil, Name: "a" + evil + ".txt", MIMEType: "text/plain", Size: &size},
+			&mcp.ResourceLink{URI: "https://example.com/" + evil, Name: "link"},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mcp-file://names/2" + evil, MIMEType: "text/plain" + evil, Blob: []byte("abc")}},
+			&mcp.ImageContent{MIMEType: "image/png" + evil, Data: []byte{1}},
+		}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "fails", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no" + evil}
+	})
+	s.AddTool(&mcp.Tool{Name: "args", InputSchema: json.RawMessage(`{"type":"object","properties":{"a\u001b[2J\u202e":{"type":"string"}}}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer srv.Close()
+	unsafe := func(r rune) bool { return r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) }
+	for _, args := range [][]string{{"files"}, {"-o", t.TempDir(), "files"}, {"fails"}, {"args", "b=1"}} {
+		_, stdout, stderr := callRun(t, append([]string{"-url", srv.URL}, args...)...)
+		for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			if i := strings.IndexFunc(out, unsafe); i >= 0 {
+				t.Errorf("%v: %s carries %q: %q", args, name, []rune(out[i:])[0], out)
+			}
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -216,19 +218,25 @@ func agree(a, b wire.FileValue) error {
 }
 
 // fileName is a safe name for f in a directory: its base name without
-// separators, control characters or a leading dot, else "file" with the
+// separators, control characters (C0 and C1), bidirectional controls
+// (which would show an extension other than the file's) or a leading
+// dot, in valid UTF-8 of at most 200 bytes, else "file" with the
 // extension of its media type.
 func fileName(f wire.FileValue) string {
 	name := strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' || r == ':' {
+		if unprintable(r) || r == '/' || r == '\\' || r == ':' {
 			return '_'
 		}
 		return r
-	}, f.Name)
-	name = strings.TrimLeft(name, ". ")
-	if len(name) > 200 {
-		name = name[len(name)-200:]
+	}, f.Name) // invalid UTF-8 becomes U+FFFD
+	if len(name) > 200 { // its end, where the extension is, cut at a rune
+		i := len(name) - 200
+		for i < len(name) && !utf8.RuneStart(name[i]) {
+			i++
+		}
+		name = name[i:]
 	}
+	name = strings.TrimLeft(name, ". ") // after the cut, which may leave a dot first
 	if name == "" {
 		name = "file"
 		if exts, _ := mime.ExtensionsByType(f.MimeType); len(exts) > 0 {
@@ -261,7 +269,9 @@ func place(tmp, dir, name string) (string, error) {
 }
 
 // String is a one-line account of out, for people: its name (or else
-// its URI), media type, size and digest.
+// its URI), media type, size and digest, as the server gave them but
+// for control characters and bidirectional controls, which it replaces
+// by U+FFFD (a terminal would obey them).
 func (out Output) String() string {
 	f := out.File
 	s := f.URI
@@ -286,5 +296,24 @@ func (out Output) String() string {
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
-	return s
+	return shown(s)
+}
+
+// shown is s, written by a server, with each character that would
+// drive a terminal (a control character: part of an escape sequence) or
+// show text other than it is (a bidirectional control) replaced by
+// U+FFFD.
+func shown(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unprintable(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// unprintable reports whether r is a control character (C0, DEL, C1) or
+// a bidirectional control.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }

@@ -101,8 +101,8 @@ func (f *Forms) Handle(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elicit
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		}
 	}
-	if msg, ok := Usage(err); ok {
-		logf(o, "declined: %s", msg)
+	if msg, ok := Usage(err); ok { // it may name the form's fields
+		logf(o, "declined: %s", Printable(msg))
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	return nil, err
@@ -119,7 +119,7 @@ func (f *Forms) page(o *Options, p *mcp.ElicitParams) (res *mcp.ElicitResult, do
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	logf(o, "the server asks: %s", oneLine(p.Message))
-	logf(o, "open this page (on %s) in a browser:\n  %s", printable(u.Host), printable(u.String()))
+	logf(o, "open this page (on %s) in a browser:\n  %s", Printable(u.Host), Printable(u.String()))
 	if len(f.Answers) > 0 {
 		logf(o, "(-answer fills forms, not pages: choose the file on the page)")
 	}
@@ -255,23 +255,24 @@ func (f *Forms) complete(_ context.Context, req *mcp.ElicitationCompleteNotifica
 	if o == nil {
 		o = new(Options)
 	}
-	logf(o, "the page on %s is done: the server has what it asked for", printable(op.host))
+	logf(o, "the page on %s is done: the server has what it asked for", Printable(op.host))
 }
 
 // oneLine is a server's message on one line, without control characters,
 // cut at 300 characters.
 func oneLine(s string) string {
-	s = printable(strings.Join(strings.Fields(s), " "))
+	s = Printable(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > 300 {
 		s = string(r[:300]) + "…"
 	}
 	return s
 }
 
-// printable is s with each control character (an escape sequence would
+// Printable is s, written by a server, as the command prints it: with
+// each control character (an escape sequence would
 // drive the terminal) and each bidirectional control (which would show
 // an address other than the one it is) replaced by U+FFFD.
-func printable(s string) string {
+func Printable(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0),
