@@ -39,6 +39,7 @@ func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
+		// body is the files' own now (decoded in place), or else r's as it came.
 		out, sc, _ := inline.Rewrite(body, files)
 		defer sc.Close()
 		r.Body = io.NopCloser(bytes.NewReader(out))
@@ -179,6 +180,8 @@ func (l *inlineReader) fill() bool {
 			} else {
 				l.out = l.c.rewrite(line)
 			}
+			// The line's bytes are not read into again: the files taken
+			// from it were decoded in place and are its bytes now.
 			if cap(l.buf) > 1<<20 {
 				// Keep nothing of a large line once it is handed over.
 				l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)

@@ -22,8 +22,11 @@ import (
 // wrote MetaKey into a params._meta, in any message, that member is
 // removed first, so that only the fast path sets it.
 //
-// out is msg itself when nothing changed; otherwise a new slice, and msg
-// is no longer needed: out holds nothing of a file that was replaced.
+// out is msg itself when nothing changed; otherwise a new slice, which
+// holds nothing of a file that was replaced. The large files replaced are
+// decoded in place (see [Decode]): their bytes are then msg's, which the
+// caller must neither write nor hand to anyone else; a message declined,
+// a call refused included, is left as it came.
 func Rewrite(msg []byte, files func(tool string) map[string]*descriptor.Prop) (out []byte, sc *Scope, id []byte) {
 	r := rewriter{msg: msg, files: files}
 	i := jsonwalk.SkipWS(msg, 0)
@@ -330,6 +333,14 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 		file any
 	}
 	var refs []ref
+	var undos []func() // of the files decoded in msg itself
+	decline := func() *Scope {
+		// msg goes to the SDK as it came.
+		for _, u := range slices.Backward(undos) {
+			u()
+		}
+		return nil
+	}
 	seen := map[string]bool{}
 	for _, m := range am {
 		raw := r.msg[m.keySpan.Start+1 : m.keySpan.End-1]
@@ -338,26 +349,29 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 			continue
 		}
 		if string(raw) != m.key || seen[m.key] {
-			return nil // an escaped or repeated file member: left to the decoder
+			return decline() // an escaped or repeated file member: left to the decoder
 		}
 		seen[m.key] = true
 		val := r.span(m.valSpan)
-		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any) {
+		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any, undo func()) {
 			start := cap(r.msg) - cap(s) // s is a subslice of msg
 			arg := m.key
 			if i >= 0 {
 				arg += "[" + strconv.Itoa(i) + "]"
+			}
+			if undo != nil {
+				undos = append(undos, undo)
 			}
 			if len(s) >= MinRef {
 				refs = append(refs, ref{jsonwalk.Span{Start: start, End: start + len(s)}, arg, file})
 			}
 		})
 		if err != nil {
-			return nil // refused: the SDK carries it to the handler, which says why
+			return decline() // refused: the SDK carries it to the handler, which says why
 		}
 	}
 	if len(refs) == 0 {
-		return nil
+		return decline()
 	}
 	sc := newScope(tool)
 	for _, f := range refs {
