@@ -258,6 +258,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 // goes to the SDK as it came.
 func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
 	// What mcp.StdioTransport reads and writes, and closes.
+	widenPipe(os.Stdin)
 	return serveIO(ctx, s, os.Stdin, nopCloser{os.Stdout}, o)
 }
 
