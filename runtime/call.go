@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 )
@@ -17,15 +18,21 @@ import (
 // answers with the same texts.
 
 func init() {
-	toolcall.New = func(t reflect.Type, schema json.RawMessage) (*toolcall.Args, error) {
+	toolcall.New = func(t reflect.Type, schema json.RawMessage, tool string) (*toolcall.Args, error) {
 		a, err := newToolArgs(t, schema)
 		if err != nil {
 			return nil, err
 		}
 		decode := func(ctx context.Context, ft *fetch.Fetcher, args json.RawMessage, dst any) error {
 			err := a.decode(ctx, ft, args, dst)
-			if err != nil { // recorded as runtime.AddTool records it, to the default logger
-				recordRefusal(ctx, observe.Default(), observe.OpToolCall, "", err)
+			if err != nil {
+				// Recorded as runtime.AddTool records it: to the observer of
+				// the server's transfer layer when it serves files, else to
+				// the default one.
+				recordRefusal(ctx, hook.ObserverFrom(ctx), observe.OpToolCall, tool, err)
+				if r, _ := hook.ResolverFrom(ctx); r != nil {
+					r.GiveBack(ctx) // no handler saw what was resolved
+				}
 			}
 			return err
 		}

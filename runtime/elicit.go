@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/observe"
 	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 	"reflect"
@@ -116,6 +117,14 @@ const protocolMRTR = "2026-07-28"
 //
 // Each tool call may elicit one form: the retry of a 2026-07-28 client
 // carries only the latest answers.
+//
+// Served through runtime/serve, the files of an answer are decoded and
+// checked with the form's rules as the client's message is read, before
+// the go-sdk reads it (BENCHMARKS.md §10): on 2026-07-28 for a tool added
+// with [AddTool] that asks one form under the input request's id, and
+// before it for every answer to elicitation/create, whose request then
+// carries the key of this one elicitation in its _meta (which the serving
+// code removes before the client gets it).
 func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest, message string, opts *ElicitOptions[T]) (ans Answer[T], pending *mcp.CallToolResult, err error) {
 	id, maxTries := "file", DefaultElicitTries
 	var check func(T) error
@@ -156,22 +165,26 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 	if check != nil {
 		e.check = func(dst any) error { return check(*(*T)(dst.(P))) }
 	}
-	read := func(er *mcp.ElicitResult, try int) (Answer[T], string, error) {
+	read := func(ctx context.Context, er *mcp.ElicitResult, try int) (Answer[T], string, error) {
 		return answerOf[T, P](ctx, e, er, try)
 	}
+	// The fast path of inline files (runtime/serve) may hand the SDK the
+	// answer's files as references, which resolve for this form only.
+	files := inlineFormFiles(schema, plan)
 
 	if req == nil || req.Session == nil {
 		return ans, nil, ErrElicitationUnsupported
 	}
 	ip := req.Session.InitializeParams()
 	if ip != nil && ip.ProtocolVersion >= protocolMRTR {
+		inline.RecordForm(ctx, id, string(schema), files)
 		if resp, ok := req.Params.InputResponses[id]; ok {
 			try := toolcall.ParseElicitState(req.Params.RequestState, id, maxTries)
 			er, ok := resp.(*mcp.ElicitResult)
 			if !ok || er == nil {
 				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
 			}
-			ans, again, err := read(er, try)
+			ans, again, err := read(inline.ForAnswer(ctx, id, string(schema)), er, try)
 			if again == "" || err != nil {
 				return ans, nil, err
 			}
@@ -194,26 +207,41 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 	}
 	msg := message
 	for try := 1; ; try++ {
-		er, err := req.Session.Elicit(ctx, params(msg))
-		if err == nil && er == nil {
-			err = errors.New("no answer")
-		}
-		var again string
-		switch {
-		case err != nil && strings.Contains(err.Error(), sdkContentMismatch):
-			// The SDK checked the answer against the form and refused it,
-			// quoting it: a failed try, explained without the answer.
-			again, err = e.refused(ctx, safeError(err), try)
-		case err != nil:
-			return ans, nil, fmt.Errorf("asking the user for %s: %w", f.desc, safeError(err))
-		default:
-			ans, again, err = read(er, try)
-		}
+		ans, again, err := elicitOnce(ctx, req, params(msg), files, func(ctx context.Context, er *mcp.ElicitResult, err error) (Answer[T], string, error) {
+			switch {
+			case err != nil && strings.Contains(err.Error(), sdkContentMismatch):
+				// The SDK checked the answer against the form and refused it,
+				// quoting it: a failed try, explained without the answer.
+				again, err := e.refused(ctx, safeError(err), try)
+				return Answer[T]{}, again, err
+			case err != nil:
+				return Answer[T]{}, "", fmt.Errorf("asking the user for %s: %w", f.desc, safeError(err))
+			}
+			return read(ctx, er, try)
+		})
 		if again == "" || err != nil {
 			return ans, nil, err
 		}
 		msg = again
 	}
+}
+
+// elicitOnce sends the elicitation/create request p, whose form's inline
+// file fields are files, and reads the answer with read, which gets the
+// context resolving the answer's references (see inline.Elicitation). The
+// files of an answer that read does not take are dropped when it returns.
+func elicitOnce[A any](ctx context.Context, req *mcp.CallToolRequest, p *mcp.ElicitParams, files map[string]*descriptor.Prop, read func(context.Context, *mcp.ElicitResult, error) (A, string, error)) (A, string, error) {
+	if len(files) > 0 {
+		el := inline.Ask(files)
+		defer el.Close()
+		p.Meta = mcp.Meta{inline.MetaKey: el.Key()}
+		ctx = el.Bind(ctx)
+	}
+	er, err := req.Session.Elicit(ctx, p)
+	if err == nil && er == nil {
+		err = errors.New("no answer")
+	}
+	return read(ctx, er, err)
 }
 
 // A form is what Elicit needs of a form's schema, read once per schema text

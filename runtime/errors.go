@@ -103,6 +103,13 @@ type Error struct {
 	// declare the real media type"). It is written by this module and
 	// holds no part of the value.
 	Reason string
+	// Code is the machine-readable reason of a RuleFileURI refusal, from
+	// the transfer layer that resolved the URI: one of package
+	// transfer/wire's Reason constants ("expired", "unauthorized",
+	// "notFound", "malformed", "digestMismatch"), which a refusal in the
+	// [RefuseWithError] form carries as its data.reason (see
+	// [RefusalReason]). Empty means the rule's name, "fileURI".
+	Code string
 }
 
 const maxEcho = 64 // the longest token an error echoes

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +30,13 @@ type inlineRef struct {
 // input schema is schema and plan the plan of its file fields, for the
 // fast path. A schema that cannot be read leaves the tool to the SDK.
 func addInlineTool(s *mcp.Server, name string, schema json.RawMessage, plan *filePlan) {
+	inline.AddTool(s, name, inlineFiles(schema, plan))
+}
+
+// inlineFiles returns the fields of the object schema schema, whose plan
+// of file fields is plan, that take inline files as File values: those
+// the fast path decodes. A schema that cannot be read has none.
+func inlineFiles(schema json.RawMessage, plan *filePlan) map[string]*descriptor.Prop {
 	d, err := descriptor.For(schema)
 	files := map[string]*descriptor.Prop{}
 	if err == nil {
@@ -38,7 +46,19 @@ func addInlineTool(s *mcp.Server, name string, schema json.RawMessage, plan *fil
 			}
 		}
 	}
-	inline.AddTool(s, name, files)
+	return files
+}
+
+// formFiles caches inlineFiles of each form Elicit was given.
+var formFiles sync.Map // schema text → map[string]*descriptor.Prop
+
+// inlineFormFiles is inlineFiles of a form's schema, read once.
+func inlineFormFiles(schema json.RawMessage, plan *filePlan) map[string]*descriptor.Prop {
+	if v, ok := formFiles.Load(string(schema)); ok {
+		return v.(map[string]*descriptor.Prop)
+	}
+	v, _ := formFiles.LoadOrStore(string(schema), inlineFiles(schema, plan))
+	return v.(map[string]*descriptor.Prop)
 }
 
 // resolveInline resolves *f, a File that stands for a reference the fast

@@ -74,16 +74,22 @@ const reasonInvalid = "invalid"
 // JSON-RPC error data under [RefuseWithError]: for an [*Error], the
 // reason package transfer/wire uses for the same meaning —
 // "maxSizeExceeded" (RuleMaxSize), "mimeTypeNotAccepted" (RuleMediaType),
-// "contentMismatch" (RuleContent), "malformed" (RuleURIForm) — or else
-// the rule's name ("scheme", "transferModes", "fileURI", "maxFiles",
-// "minFiles", "type", "form"); for any other error (arguments that do not
-// fit the input schema), "invalid".
+// "contentMismatch" (RuleContent), "malformed" (RuleURIForm), and for
+// RuleFileURI the transfer layer's own finer reason ([Error.Code]:
+// "expired", "unauthorized", "notFound", "malformed", "digestMismatch")
+// — or else the rule's name ("scheme", "transferModes", "fileURI",
+// "maxFiles", "minFiles", "type", "form"); for any other error (arguments
+// that do not fit the input schema), "invalid".
 func RefusalReason(err error) string {
 	var e *Error
 	if !errors.As(err, &e) {
 		return reasonInvalid
 	}
 	switch e.Rule {
+	case RuleFileURI:
+		if e.Code != "" {
+			return e.Code
+		}
 	case RuleMaxSize:
 		return wire.ReasonMaxSizeExceeded
 	case RuleMediaType:

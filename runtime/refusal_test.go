@@ -117,6 +117,10 @@ func TestRefusalReason(t *testing.T) {
 			t.Errorf("RefusalReason(%s) = %q, want %q", rule, got, want)
 		}
 	}
+	// A file URI's refusal carries the transfer layer's finer reason.
+	if got := runtime.RefusalReason(&runtime.Error{Arg: "f", Rule: runtime.RuleFileURI, Code: "expired"}); got != "expired" {
+		t.Errorf("RefusalReason(fileURI, Code expired) = %q, want expired", got)
+	}
 	if got := runtime.RefusalReason(errors.New("validating /properties/x: …")); got != "invalid" {
 		t.Errorf("RefusalReason(a schema error) = %q, want invalid", got)
 	}

@@ -109,7 +109,7 @@ func toolFor[In, Out any, P Generated[In]](server *mcp.Server, t *mcp.Tool, h mc
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, toolPlanKey{}, plan) // for ElicitUpload's Arg
-		ctx = inline.Bind(ctx, req.Params.Meta, tt.Name)
+		ctx = inline.Bind(ctx, server, req.Params.Meta, tt.Name)
 		var v In
 		if err := args.decode(ctx, hook.Fetcher(server), req.Params.Arguments, P(&v)); err != nil {
 			recordRefusal(ctx, hook.Observer(server), observe.OpToolCall, t.Name, err)

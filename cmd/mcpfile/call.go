@@ -32,13 +32,13 @@ ARG, and the value of -answer (a field of a form the tool asks for), is one of
 // runCall runs mcpfile call: 0 when the tool answered, 1 when it answered
 // an error or a file could not be sent or saved, 2 for usage errors and
 // servers that could not be reached.
-func runCall(args []string, stdout, stderr io.Writer) int {
+func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("mcpfile call", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	serverURL := flags.String("url", "", "call the server at this streamable HTTP `URL` (such as http://127.0.0.1:8080/mcp)")
 	outDir := flags.String("o", "", "save the files the tool returns in `dir` (downloaded and verified)")
-	mode := flags.String("mode", call.ModeAuto, "how files travel: auto (inline up to -inline-max, uploaded above, as each argument allows), inline or upload")
-	inlineMax := flags.Int64("inline-max", call.DefaultInlineMax, "in auto mode, the largest file in `bytes` sent inline where an upload is allowed too")
+	mode := flags.String("mode", string(client.ModeAuto), "how files travel: auto (inline up to -inline-max, uploaded above, as each argument allows), inline or upload")
+	inlineMax := flags.Int64("inline-max", client.DefaultInlineMax, "in auto mode, the largest file in `bytes` sent inline where an upload is allowed too")
 	allowHTTP := flags.Bool("allow-http", false, "let uploads and downloads use plain http:// URLs (the default when -url is http:// on a loopback address)")
 	maxDownload := flags.Int64("max-download", 1<<30, "the largest file in `bytes` saved when the server does not declare its size")
 	asJSON := flags.Bool("json", false, "print the result as JSON instead of its text")
@@ -97,12 +97,14 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 			*allowHTTP = true
 		}
 	}
-	o := &call.Options{Mode: *mode, InlineMax: *inlineMax, Log: stderr}
-	o.Upload.AllowHTTP = *allowHTTP
+	o := &call.Options{Log: stderr}
+	o.Call.Mode, o.Call.InlineMax = client.Mode(*mode), *inlineMax
+	o.Call.Upload.AllowHTTP = *allowHTTP
 	o.Download.AllowHTTP = *allowHTTP
 	o.Download.MaxSize = *maxDownload
 
-	c, err := call.NewClient(&mcp.Implementation{Name: "mcpfile-call", Version: "v0.1.0"}, &call.Forms{Answers: answers, Options: o})
+	forms := &call.Forms{Answers: answers, Options: o, Input: stdin}
+	c, err := call.NewClient(&mcp.Implementation{Name: "mcpfile-call", Version: "v0.1.0"}, forms)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -123,30 +125,32 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 	defer cs.Close()
 
-	var tool *mcp.Tool
-	var names []string
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpfile call: tools/list: %v\n", err)
-			return 2
-		}
-		names = append(names, t.Name)
-		if t.Name == toolName {
-			tool = t
-		}
-	}
-	if tool == nil {
-		return fail("the server has no tool %q (it has %s)", toolName, strings.Join(names, ", "))
+	tool, err := client.FindTool(ctx, cs, toolName)
+	if err != nil {
+		return fail("%s", strings.TrimPrefix(err.Error(), "transfer/client: "))
 	}
 	arguments, err := call.Arguments(ctx, cs, tool, cargs, o)
-	if errors.Is(err, call.ErrUsage) {
-		return fail("%v", strings.TrimPrefix(err.Error(), call.ErrUsage.Error()+": "))
+	if msg, ok := call.Usage(err); ok {
+		return fail("%s", msg)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile call: %v\n", err)
 		return 1
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: arguments})
+	// A server that requires pages to be opened first (-32042) is called
+	// again once it says they are done, a few times at most.
+	for tries := 0; err != nil && tries < maxPageRounds; tries++ {
+		again, ferr := forms.Required(ctx, err)
+		if ferr != nil {
+			fmt.Fprintf(stderr, "mcpfile call: tools/call: %v\n", ferr)
+			return 1
+		}
+		if !again {
+			break
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: arguments})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpfile call: tools/call: %v\n", err)
 		return 1
@@ -159,21 +163,25 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	if res.IsError {
 		code = 1
 	}
-	for _, out := range call.Outputs(res) {
+	for _, out := range client.Outputs(res) {
 		if *outDir == "" {
-			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", call.Describe(out), out.File.URI)
+			fmt.Fprintf(stderr, "file: %s at %s (save it with -o DIR)\n", out, out.File.URI)
 			continue
 		}
-		path, err := call.Save(ctx, cs, out, *outDir, o)
+		path, err := client.Save(ctx, cs, out, *outDir, &o.Download)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpfile call: saving %s: %v\n", call.Describe(out), err)
+			fmt.Fprintf(stderr, "mcpfile call: saving %s: %v\n", out, err)
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stderr, "saved %s: %s (its size and digest, where declared, verified)\n", path, call.Describe(out))
+		fmt.Fprintf(stderr, "saved %s: %s (its size and digest, where declared, verified)\n", path, out)
 	}
 	return code
 }
+
+// maxPageRounds bounds how often a call is made again after the server
+// required pages to be opened (-32042).
+const maxPageRounds = 3
 
 // printResult prints res: as JSON, or its text blocks, a line for each
 // other block, and its structuredContent.

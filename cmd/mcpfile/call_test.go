@@ -8,17 +8,21 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/examples/analyzedoc"
+	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime/serve"
 	"github.com/mcpfile/mcpfile/runtime/transfer/store/memstore"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
@@ -185,12 +189,12 @@ func TestCallChecksBeforeSending(t *testing.T) {
 		{[]string{"take", "image=@" + img, "upload=@" + pdf}, `argument "upload" takes files of at most 100 bytes (maxSize)`},
 		{[]string{"-mode", "upload", "take", "image=@" + img}, `argument "image" is inline only (transferModes inline): it cannot be uploaded`},
 		{[]string{"-mode", "inline", "take", "image=@" + img, "upload=@" + writeTemp(t, "s.pdf", []byte("%PDF-1.4\n"))}, `argument "upload" is upload only`},
-		{[]string{"take", "imag=@" + img}, `tool "take" has no argument "imag" (want count, image=@path, other=@path, pages=@path, upload=@path)`},
-		{[]string{"take", "image=@" + img, "other=@" + img}, `argument "other" takes files by transferModes carrier-pigeon only; call sends inline and upload`},
+		{[]string{"take", "imag=@" + img}, `tool "take" has no argument "imag" (it takes values count; files image, other, pages, upload)`},
+		{[]string{"take", "image=@" + img, "other=@" + img}, `argument "other" takes files by transferModes carrier-pigeon only; this client sends inline and upload`},
 		{[]string{"take", "count=@" + img}, `argument "count" is not a file argument`},
 		{[]string{"take", "image=@" + img, "count=many"}, `argument "count" is an integer: "many" is not one`},
-		{[]string{"take", "count=1"}, `tool "take" requires argument "image" (give image=@path)`},
-		{[]string{"take", "image=@" + img, "image=@" + img}, `argument "image" takes one file, and is given twice`},
+		{[]string{"take", "count=1"}, `tool "take" requires argument "image" (a file)`},
+		{[]string{"take", "image=@" + img, "image=@" + img}, `argument "image" takes one file, and is given 2`},
 		{[]string{"take", "image=@" + img, "pages=@" + img, "pages=@" + img}, `argument "pages" takes at most 1 files (maxItems), 2 are given`},
 		{[]string{"take", "image=@" + filepath.Join(t.TempDir(), "none.png")}, "no such file"},
 		{[]string{"take", "image=@" + t.TempDir()}, "is not a regular file"},
@@ -334,5 +338,128 @@ func TestCallAnswersForms(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, `"photoFrom": "declined"`) || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, declined, and %q", tt.args, code, stdout, stderr, tt.want)
 		}
+	}
+}
+
+// pageLine is how call prints the page a server asks the person to open.
+var pageLine = regexp.MustCompile(`open this page \(on [^)]+\) in a browser:\n  (\S+)\n`)
+
+// TestCallUploadPage: import_archive asks for its file through an upload
+// page (runtime.ElicitUpload, URL mode) on both protocol generations: call
+// prints the page and the server's message, accepts, and waits; a browser
+// posts the file to the page, and the call ends with the tool's answer
+// about that file.
+func TestCallUploadPage(t *testing.T) {
+	url := analyzeDocument(t)
+	file := bytes.Repeat([]byte("an archive line\n"), 4096) // 64 KiB
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			var stdout bytes.Buffer
+			var stderr mcptest.LockedBuffer
+			done := make(chan int, 1)
+			go func() {
+				done <- run([]string{"call", "-protocol", v, "-url", url, "import_archive"}, nil, &stdout, &stderr)
+			}()
+			var page string
+			for page == "" {
+				select {
+				case code := <-done:
+					t.Fatalf("call ended (exit %d) without printing a page; stderr %q", code, stderr.String())
+				case <-time.After(20 * time.Millisecond):
+				}
+				if m := pageLine.FindStringSubmatch(stderr.String()); m != nil {
+					page = m[1]
+				}
+			}
+			if !strings.Contains(stderr.String(), "the server asks: Please choose the archive to import") {
+				t.Errorf("stderr %q does not give the server's message", stderr.String())
+			}
+			post, finish := mcptest.StartPagePost(t, page, "archive.txt", "text/plain", file[:1000])
+			finish(file[1000:])
+			if code := <-post; code/100 != 2 {
+				t.Fatalf("the page's post: %d", code)
+			}
+			select {
+			case code := <-done:
+				if code != 0 || !strings.Contains(stdout.String(), sha(file)) {
+					t.Errorf("exit %d, stdout %q, stderr %q; want 0 and the uploaded file's sha256", code, stdout.String(), stderr.String())
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("call did not end a minute after the upload; stderr %q", stderr.String())
+			}
+		})
+	}
+}
+
+// TestCallURLElicitationRequired: a tool that answers -32042 (URL
+// elicitation required, protocol 2025-11-25) gets its page printed, its
+// message without the terminal escape it carries, and is called again
+// once the server sends notifications/elicitation/complete for it (on the
+// standalone stream: the call is over), or once the person presses Enter.
+func TestCallURLElicitationRequired(t *testing.T) {
+	for _, how := range []string{"notification", "Enter"} {
+		t.Run(how, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "sign-in", Version: "v1"}, nil)
+			var calls atomic.Int32
+			sessions := make(chan *mcp.ServerSession, 1)
+			s.AddTool(&mcp.Tool{Name: "account", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if calls.Add(1) == 1 {
+					sessions <- req.Session
+					return nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{Mode: "url", URL: "https://auth.example.com/start?state=1", ElicitationID: "e1", Message: "Sign in \x1b[2J first."}})
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}, nil
+			})
+			srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+			defer srv.Close()
+
+			var stdout bytes.Buffer
+			var stderr mcptest.LockedBuffer
+			stdin, typed := io.Pipe()
+			defer typed.Close()
+			done := make(chan int, 1)
+			go func() {
+				done <- run([]string{"call", "-protocol", "2025-11-25", "-url", srv.URL, "account"}, stdin, &stdout, &stderr)
+			}()
+			for !strings.Contains(stderr.String(), "press Enter here") {
+				select {
+				case code := <-done:
+					t.Fatalf("call ended (exit %d) without waiting for the page; stderr %q", code, stderr.String())
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			if calls.Load() != 1 {
+				t.Errorf("%d calls before the page is done, want 1", calls.Load())
+			}
+			if how == "Enter" {
+				typed.Write([]byte("\n"))
+			} else {
+				// The standalone stream opens after initialize, in the
+				// background: until it is there, the notice has no way.
+				ss := <-sessions
+				for tries := 0; ; tries++ {
+					err := ss.NotifyElicitationComplete(t.Context(), &mcp.ElicitationCompleteParams{ElicitationID: "e1"})
+					if err == nil {
+						break
+					}
+					if tries == 500 {
+						t.Fatalf("notifications/elicitation/complete: %v", err)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			select {
+			case code := <-done:
+				got := stderr.String()
+				if code != 0 || stdout.String() != "signed in\n" || calls.Load() != 2 || !pageLine.MatchString(got) || !strings.Contains(got, "https://auth.example.com/start?state=1") ||
+					!strings.Contains(got, "Sign in \uFFFD[2J first.") || strings.Contains(got, "\x1b") {
+					t.Errorf("exit %d, stdout %q, stderr %q, %d calls; want 0, signed in, 2 calls, the page, the message without the escape", code, stdout.String(), got, calls.Load())
+				}
+				if how == "notification" && !strings.Contains(got, "the page on auth.example.com is done") {
+					t.Errorf("stderr %q does not say the server finished the page", got)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("call did not end a minute after the page was done; stderr %q", stderr.String())
+			}
+		})
 	}
 }

@@ -69,9 +69,18 @@
 //
 // A form the tool asks for during the call (elicitation) is answered from
 // -answer arguments, of the same grammar (-answer photo=@me.png), with the
-// same checks; a form asked again after the server refused the answer, one
-// the arguments do not fill, and a page to open in a browser (URL mode)
-// are declined, with the server's message on standard error.
+// same checks; a form asked again after the server refused the answer, and
+// one the arguments do not fill, are declined, with the server's message
+// on standard error. A page to open in a browser (URL mode, such as an
+// upload page) is printed with the server's message and accepted, and the
+// call waits until the server has what it asked for; call never opens it.
+// A call refused with -32042 (URL elicitation required) gets its pages
+// printed the same way, and is made again once the server says they are
+// done (notifications/elicitation/complete) or Enter is pressed.
+//
+// The checks, the choice of inline or upload and the saving of outputs are
+// runtime/transfer/client's (client.CallTool, client.Save): a Go program
+// does what call does with that package.
 //
 // The exit status is 0 when the tool answered, 1 when it answered an error
 // (isError) or a file could not be sent or saved, and 2 when the command

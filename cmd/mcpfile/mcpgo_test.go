@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,12 +31,14 @@ func buildMCPGoExample(t *testing.T) string {
 
 // TestMCPGoExample: the describe_image server on mcp-go passes every check
 // the go-sdk one passes, over stdio and over streamable HTTP, started as
-// its README says.
+// its README says, and SEP-2631's upload and download checks, which its
+// describe_image_upload and sample_image tools give them to run.
 func TestMCPGoExample(t *testing.T) {
 	bin := buildMCPGoExample(t)
 	t.Run("stdio", func(t *testing.T) {
 		code, r, stderr := conformJSON(t, "--", bin)
 		wantAllPass(t, "describe_image on mcp-go", code, r, stderr)
+		wantTransfersPass(t, r)
 	})
 	t.Run("HTTP", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -70,5 +73,25 @@ func TestMCPGoExample(t *testing.T) {
 		}
 		code, r, stderr := conformJSON(t, "-url", url)
 		wantAllPass(t, "describe_image on mcp-go", code, r, stderr)
+		wantTransfersPass(t, r)
 	})
+}
+
+// wantTransfersPass: every upload and download check of r passed, but
+// upload.uri.recheck, which needs two arguments that take uploads with
+// different media types (the example's take the same images).
+func wantTransfersPass(t *testing.T, r report) {
+	t.Helper()
+	n := 0
+	for _, c := range r.Checks {
+		if (strings.HasPrefix(c.ID, "upload.") || strings.HasPrefix(c.ID, "download.")) && c.ID != "upload.uri.recheck" {
+			n++
+			if c.Status != "pass" {
+				t.Errorf("%s = %s (%s), want pass", c.ID, c.Status, c.Detail)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no upload or download check ran")
+	}
 }

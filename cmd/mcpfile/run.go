@@ -39,7 +39,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "conform":
 		return runConform(args[1:], stdout, stderr)
 	case "call":
-		return runCall(args[1:], stdout, stderr)
+		return runCall(args[1:], stdin, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -154,7 +154,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		*publicURL = "http://" + l.Addr().String() + "/files/"
 	}
 	s, _, err := analyzedoc.NewServer(analyzedoc.Options{
-		PublicURL: *publicURL, Keys: keys, Store: st, // failures are recorded through slog.Default()
+		PublicURL: *publicURL, Keys: keys, Store: st, // records go to serve.Options.Logger, below
 		Upload: transfer.UploadOptions{MinRate: *minRate, RateWindow: *window},
 	})
 	if err != nil {

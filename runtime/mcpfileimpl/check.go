@@ -19,6 +19,7 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 	"github.com/mcpfile/mcpfile/runtime/internal/text"
+	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // This file is the check of one file value: scheme, form, media type
@@ -629,7 +630,7 @@ func fileRef(arg string, uri []byte, d descriptor.File) (runtime.File, error) {
 		return runtime.File{}, transferError(arg, d, "")
 	}
 	if len(uri) > hook.MaxURILen {
-		return runtime.File{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: "it is " + strconv.Itoa(len(uri)) + " bytes long, and the file URIs this server hands out are at most " + strconv.Itoa(hook.MaxURILen)}
+		return runtime.File{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: "it is " + strconv.Itoa(len(uri)) + " bytes long, and the file URIs this server hands out are at most " + strconv.Itoa(hook.MaxURILen), Code: wire.ReasonMalformed}
 	}
 	return hook.NewRef(string(uri)).(runtime.File), nil
 }

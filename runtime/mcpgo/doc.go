@@ -35,12 +35,30 @@
 // way protocol 2026-07-28 asks (mcp-go bridges it to elicitation/create for
 // older clients).
 //
-// Not yet for mcp-go servers: upload pages (runtime.ElicitUpload),
-// SEP-2631 uploads and downloads
-// (files/authorizeUpload, files/authorizeDownload) and file outputs. A
-// field that takes uploaded files only (transfer=upload) is refused by
-// [AddTool]; a field that takes both refuses an uploaded file's URI with
-// the go-sdk server's text for a server that serves no uploads.
+// [ServeFiles] is transfer.Register for an mcp-go server: SEP-2631
+// uploads, downloads and file outputs, with the same transfer.Options,
+// stores, tokens, checks, texts and records, done by the same code. mcp-go
+// has no API for methods of one's own, so files/authorizeUpload and
+// files/authorizeDownload are answered in front of its transports:
+// [Files.HTTP] wraps its StreamableHTTPServer (both protocol generations),
+// [Files.Stdio] the reader and writer of its StdioServer, and
+// [Files.Handler] is the upload and download endpoints:
+//
+//	files, err := mcpgo.ServeFiles(s, mcpgo.FilesOptions{Options: transfer.Options{Keys: keys, PublicURL: "https://example.com/files/"}})
+//	…
+//	mux.Handle("/mcp", mcpgo.LimitBody(files.HTTP(server.NewStreamableHTTPServer(s)), limit))
+//	mux.Handle("/files/", files.Handler())
+//
+// On such a server, [AddTool] resolves the uploaded files' URIs (mcp-file:)
+// a call names and checks each against the argument it arrives in, takes
+// fields of uploaded files only (transfer=upload), [Elicit] asks for forms
+// of them, and a handler can save a file with transfer.Save and return it
+// with [NewFileContent]. Without it, AddTool refuses a field that takes
+// uploaded files only, and a field that takes both refuses an uploaded
+// file's URI with the go-sdk server's text for a server that serves no
+// uploads.
+//
+// Not yet for mcp-go servers: upload pages (runtime.ElicitUpload).
 //
 // This package is a module of its own, so that servers on the go-sdk never
 // download mcp-go.

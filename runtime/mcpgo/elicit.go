@@ -11,6 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	mcpfile "github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 )
 
@@ -49,10 +51,13 @@ import (
 // not a flat form). Return it as an isError result, as above: mcp-go turns
 // a handler's error into a JSON-RPC error, which a model does not read.
 //
-// A field that takes uploaded files only (transfer=upload) cannot be
-// elicited, as mcp-go servers do not serve files/authorizeUpload yet; an
-// uploaded file's URI in a field that takes both is refused with the
-// go-sdk server's text for a server that serves no uploads. Count the
+// On a server set up with [ServeFiles], the form's file fields count for
+// files/authorizeUpload from the moment it is asked, and an answer may
+// name an uploaded file by its URI, resolved and checked as a tool's
+// argument is. Without it, a field that takes uploaded files only
+// (transfer=upload) cannot be elicited, and an uploaded file's URI in a
+// field that takes both is refused with the go-sdk server's text for a
+// server that serves no uploads. Count the
 // form's schema in the request limit: [MaxRequestBytesFor](s, schema).
 func Elicit[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.CallToolRequest, message string, opts *mcpfile.ElicitOptions[T]) (ans mcpfile.Answer[T], pending *mcp.CallToolResult, err error) {
 	id, q := "file", toolcall.Question{Message: message, MaxTries: mcpfile.DefaultElicitTries}
@@ -72,8 +77,16 @@ func Elicit[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.CallTool
 	if err != nil {
 		return ans, nil, fmt.Errorf("mcpgo.Elicit: %T %v", *new(T), err)
 	}
-	if len(form.UploadsOnly) > 0 {
-		return ans, nil, fmt.Errorf("mcpgo.Elicit: %T: field %s takes uploaded files only (transfer=upload), and mcp-go servers do not serve files/authorizeUpload yet", *new(T), strings.Join(form.UploadsOnly, ", "))
+	r, _ := hook.ResolverFrom(ctx) // set by ServeFiles' middleware
+	if len(form.UploadsOnly) > 0 && r == nil {
+		return ans, nil, fmt.Errorf("mcpgo.Elicit: %T: field %s takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: set it up with mcpgo.ServeFiles", *new(T), strings.Join(form.UploadsOnly, ", "))
+	}
+	if r != nil {
+		d, err := descriptor.For(schema)
+		if err != nil {
+			return ans, nil, fmt.Errorf("mcpgo.Elicit: %T has a schema that cannot be used: %v", *new(T), err)
+		}
+		r.Declare(d) // before the client sees the form: its files may be uploaded
 	}
 
 	if er := server.ElicitationResponse(req.Params.InputResponses, id); er != nil {

@@ -485,7 +485,7 @@ func TestAddToolRefuses(t *testing.T) {
 			mcpgo.AddTool(server.NewMCPServer("t", "v1"), mcp.Tool{Name: "t"}, func(context.Context, mcp.CallToolRequest, testtypes.UploadForm) (*mcp.CallToolResult, error) {
 				return nil, nil
 			})
-		}, "argument doc takes uploaded files only (transfer=upload), and mcp-go servers do not serve files/authorizeUpload yet"},
+		}, "argument doc takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call mcpgo.ServeFiles(s, …) before adding the tool that uses it"},
 	} {
 		func() {
 			defer func() {

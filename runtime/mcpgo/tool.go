@@ -18,6 +18,8 @@ import (
 
 	mcpfile "github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 )
 
@@ -44,9 +46,14 @@ import (
 // Leave mcp-go's WithInputSchemaValidation off: it would check the
 // arguments first, with texts of its own.
 //
+// On a server set up with [ServeFiles], an argument may be an uploaded
+// file's URI (mcp-file:), resolved and checked before h runs as on a
+// go-sdk server with transfer.Register; the tool's fields count for
+// files/authorizeUpload.
+//
 // AddTool panics, like runtime.AddTool, if the schema cannot be used, and
-// if a field takes uploaded files only (transfer=upload), which mcp-go
-// servers cannot receive yet.
+// if a field takes uploaded files only (transfer=upload) on a server
+// that [ServeFiles] has not set up.
 func AddTool[In any, P mcpfile.Generated[In]](s *server.MCPServer, t mcp.Tool, h mcp.TypedToolHandlerFunc[In]) {
 	tt, th, err := toolFor[In, P](s, t, h)
 	if err != nil {
@@ -61,12 +68,16 @@ func toolFor[In any, P mcpfile.Generated[In]](s *server.MCPServer, t mcp.Tool, h
 		return mcp.Tool{}, nil, fmt.Errorf("the input schema must be unset: it is %T's generated MCPSchema", *new(In))
 	}
 	schema := P(new(In)).MCPSchema()
-	args, err := toolcall.New(reflect.TypeFor[In](), schema)
+	args, err := toolcall.New(reflect.TypeFor[In](), schema, t.Name)
 	if err != nil {
 		return mcp.Tool{}, nil, err
 	}
-	if len(args.UploadsOnly) > 0 {
-		return mcp.Tool{}, nil, fmt.Errorf("argument %s takes uploaded files only (transfer=upload), and mcp-go servers do not serve files/authorizeUpload yet", strings.Join(args.UploadsOnly, ", "))
+	if len(args.UploadsOnly) > 0 && !hook.Serves(s) {
+		return mcp.Tool{}, nil, fmt.Errorf("argument %s takes uploaded files only (transfer=upload), but the server does not serve files/authorizeUpload: call mcpgo.ServeFiles(s, …) before adding the tool that uses it", strings.Join(args.UploadsOnly, ", "))
+	}
+	d, err := descriptor.For(schema)
+	if err != nil {
+		return mcp.Tool{}, nil, err
 	}
 	t.InputSchema = mcp.ToolInputSchema{}
 	t.RawInputSchema = schema
@@ -82,6 +93,7 @@ func toolFor[In any, P mcpfile.Generated[In]](s *server.MCPServer, t mcp.Tool, h
 	}
 	rec := record(s)
 	rec.addSchema(schema)
+	hook.AddSchema(s, d) // for files/authorizeUpload, when the server serves files
 	th := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := rawArguments(req)
 		if err != nil {

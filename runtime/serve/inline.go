@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
@@ -23,10 +21,18 @@ import (
 
 // inlineHTTP is the MCP endpoint h with the fast path on POST bodies of
 // at most limit bytes. The references of a request are forgotten when h
-// has answered it.
+// has answered it; those of an answer to an elicitation/create, which
+// the call that asked takes, when that call has read it (see
+// inline.Elicitation).
 func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
-	files := inline.ToolFiles(s)
+	files, forms, asked := inline.ToolFiles(s), inline.ToolForms(s), inline.NewAsked()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		session := r.Header.Get("Mcp-Session-Id")
+		if session != "" {
+			// The server's requests of a session, elicitation/create among
+			// them, go to the client in the responses to its requests.
+			w = &askingWriter{ResponseWriter: w, asked: asked, session: session}
+		}
 		if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody || r.ContentLength > limit {
 			h.ServeHTTP(w, r)
 			return
@@ -39,15 +45,58 @@ func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
+		conn := inline.Conn{Files: files, Forms: forms}
+		if session != "" {
+			conn.Asked, conn.Session = asked, session
+		}
 		// body is the files' own now (decoded in place), or else r's as it came.
-		// body is the files' own now (decoded in place), or else r's as it came.
-		out, sc, _ := inline.Rewrite(body, files)
+		out, sc, _ := inline.Rewrite(body, conn)
 		defer sc.Close()
 		r.Body = io.NopCloser(bytes.NewReader(out))
 		r.ContentLength = int64(len(out))
 		h.ServeHTTP(w, r)
 	})
 }
+
+// An askingWriter is the http.ResponseWriter of a request in a session,
+// which notes the elicitation/create requests of Elicit the server sends
+// in it (inline.Asked), and writes them without their elicitation's key:
+// the SDK writes each message, an event of a stream or a JSON body, at
+// once.
+type askingWriter struct {
+	http.ResponseWriter
+	asked   *inline.Asked
+	session string
+}
+
+func (w *askingWriter) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, []byte(`"elicitation/create"`)) {
+		return w.ResponseWriter.Write(p)
+	}
+	// An event: "data: " and the message on one line. (A JSON body, whose
+	// length may be declared, carries a response, not a request.)
+	i := bytes.Index(p, []byte("data: "))
+	if i < 0 || (i > 0 && p[i-1] != '\n') {
+		return w.ResponseWriter.Write(p)
+	}
+	start, end := i+len("data: "), len(p)
+	if j := bytes.IndexByte(p[start:], '\n'); j >= 0 {
+		end = start + j
+	}
+	msg := w.asked.Sent(w.session, p[start:end])
+	if len(msg) == end-start {
+		return w.ResponseWriter.Write(p)
+	}
+	out := make([]byte, 0, len(p)-(end-start)+len(msg))
+	out = append(append(append(out, p[:start]...), msg...), p[end:]...)
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Unwrap returns the ResponseWriter, for http.ResponseController.
+func (w *askingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type readCloser struct {
 	io.Reader
@@ -83,7 +132,7 @@ func readBody(body io.Reader, n, limit int64) ([]byte, error) {
 // client's messages, one a line, and a writer of the server's, which
 // forgets a request's references once its response is written.
 type inlineIO struct {
-	files func(tool string) map[string]*descriptor.Prop
+	conn  inline.Conn
 	limit int // the line limit
 
 	mu   sync.Mutex
@@ -91,7 +140,8 @@ type inlineIO struct {
 }
 
 func newInlineIO(s *mcp.Server, limit int) *inlineIO {
-	return &inlineIO{files: inline.ToolFiles(s), limit: limit, live: map[string]*inline.Scope{}}
+	conn := inline.Conn{Files: inline.ToolFiles(s), Forms: inline.ToolForms(s), Asked: inline.NewAsked()}
+	return &inlineIO{conn: conn, limit: limit, live: map[string]*inline.Scope{}}
 }
 
 // closeAll forgets every reference of the connection.
@@ -105,25 +155,8 @@ func (c *inlineIO) closeAll() {
 	}
 }
 
-// idKey returns the request id the raw JSON token id names, as the SDK
-// reads it (a number is truncated to an integer), or "" when it is neither
-// a number nor a string.
-func idKey(id []byte) string {
-	if len(id) == 0 {
-		return ""
-	}
-	if id[0] == '"' {
-		if end, ok := jsonwalk.ScanString(id, 0); !ok || end != len(id) {
-			return ""
-		}
-		return "s" + string(jsonwalk.Unquote(id[1:len(id)-1]))
-	}
-	f, err := strconv.ParseFloat(string(id), 64)
-	if err != nil {
-		return ""
-	}
-	return "n" + strconv.FormatInt(int64(f), 10)
-}
+// idKey is inline.IDKey.
+func idKey(id []byte) string { return inline.IDKey(id) }
 
 // reader returns the reader of the client's messages from r.
 func (c *inlineIO) reader(r io.ReadCloser) io.ReadCloser {
@@ -185,8 +218,6 @@ func (l *inlineReader) fill() bool {
 			}
 			// The line's bytes are not read into again: the files taken
 			// from it were decoded in place and are its bytes now.
-			// The line's bytes are not read into again: the files taken
-			// from it were decoded in place and are its bytes now.
 			if cap(l.buf) > 1<<20 {
 				// Keep nothing of a large line once it is handed over.
 				l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)
@@ -218,7 +249,7 @@ func (l *inlineReader) fill() bool {
 
 // rewrite is inline.Rewrite for a line of the connection.
 func (c *inlineIO) rewrite(line []byte) []byte {
-	out, sc, id := inline.Rewrite(line, c.files)
+	out, sc, id := inline.Rewrite(line, c.conn)
 	if sc == nil {
 		return out
 	}
@@ -244,20 +275,32 @@ func (l *inlineReader) Close() error {
 
 // An inlineWriter writes the server's messages, each a line that the SDK
 // writes at once, and forgets the references of the request a response
-// answers.
+// answers. It notes Elicit's elicitation/create requests (inline.Asked),
+// and writes them without their elicitation's key.
 type inlineWriter struct {
 	c *inlineIO
 	w io.WriteCloser
 }
 
 func (w *inlineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if bytes.Contains(p, []byte(`"elicitation/create"`)) {
+		p = w.c.conn.Asked.Sent("", p)
+	}
 	w.c.mu.Lock()
 	live := len(w.c.live) > 0
 	w.c.mu.Unlock()
 	if live {
 		w.forget(p)
 	}
-	return w.w.Write(p)
+	k, err := w.w.Write(p)
+	if len(p) != n { // without an elicitation's key: what the SDK wrote is n bytes
+		if err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	return k, err
 }
 
 // forget forgets the references of the requests that the responses in p,

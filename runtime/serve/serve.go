@@ -33,11 +33,19 @@
 // SDK alone, in time and memory (BENCHMARKS.md §10). A reference is good
 // for its request, tool and argument only, once; any other (one a client
 // writes, one from another request or session) is refused as the same
-// string is as a value. What this does not take (a file it would refuse,
+// string is as a value. The files of the answers to runtime.Elicit's
+// forms take the same path: in the retry of a call (inputResponses,
+// protocol 2026-07-28), and in the response to an elicitation/create
+// (before it), whose references are good for that one elicitation in
+// that session and are held until Elicit takes them, at most a minute and
+// within a bound of files and bytes in all (past it, an answer goes to
+// the SDK as it came). What this does not take (a file it would refuse,
 // a message it does not understand, a tool added otherwise) reaches the
 // SDK as it came, with the same answers; a receiving middleware sees the
 // references and their scope key (_meta "io.mcpfile/inline"), which the
-// tool's handler no longer sees.
+// tool's handler no longer sees. Elicit's elicitation/create requests
+// carry their elicitation's key there too, which the serving code removes
+// before the client gets them.
 package serve
 
 import (
@@ -120,7 +128,9 @@ type Options struct {
 	SessionTimeout time.Duration
 
 	// Logger receives the go-sdk handler's errors and the serving
-	// functions' records. Nil means slog.Default().
+	// functions' records; and, on a server that transfer.Register set up
+	// without a transfer.Options.Logger, the transfer layer's records
+	// (transfer.UseLogger). Nil means slog.Default().
 	Logger *slog.Logger
 
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are those of the
@@ -176,7 +186,9 @@ func RequestLimit(s *mcp.Server, o Options) int64 {
 // limited to [RequestLimit]. With transfers, the MCP endpoint keeps the
 // files capability a client declares in initialize
 // (transfer.KeepFilesCapability), so that file results reach the clients
-// that can read them.
+// that can read them, and tells the transfer layer the address of each
+// request (transfer.KeepCallerAddress), by which it bounds the upload
+// pages and stored bytes of callers without auth and without a session.
 //
 // POST bodies of tools/call go through the fast path of inline files (see
 // the package documentation): read whole, within the same limit, before
@@ -192,6 +204,7 @@ func Handler(s *mcp.Server, o Options) http.Handler {
 // newHandler is [Handler] with the limit given; it also returns the path
 // of the transfer endpoints, "" when there are none.
 func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
+	useLogger(s, o)
 	path := cmp.Or(o.Path, DefaultPath)
 	timeout := o.SessionTimeout
 	switch {
@@ -221,7 +234,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 	})
 	filesPath, files, ok := transfer.Endpoints(s)
 	if ok {
-		endpoint = transfer.KeepFilesCapability(endpoint)
+		endpoint = transfer.KeepFilesCapability(transfer.KeepCallerAddress(endpoint))
 	}
 	endpoint = inlineHTTP(s, limit, endpoint)
 	if !ok {
@@ -270,6 +283,7 @@ func (nopCloser) Close() error { return nil }
 
 // serveIO is [Stdio] over r and w.
 func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
+	useLogger(s, o)
 	limit := lineLimit(RequestLimit(s, o))
 	c := newInlineIO(s, limit)
 	defer c.closeAll()
@@ -285,6 +299,14 @@ func run(ctx context.Context, s *mcp.Server, t mcp.Transport) error {
 	stop := context.AfterFunc(ctx, func() { transfer.Shutdown(s) })
 	defer stop()
 	return s.Run(ctx, t)
+}
+
+// useLogger gives the transfer layer of s o.Logger, when o has one and
+// transfer.Register was given none.
+func useLogger(s *mcp.Server, o Options) {
+	if o.Logger != nil {
+		transfer.UseLogger(s, o.Logger)
+	}
 }
 
 // lineLimit is the stdio line limit for a request limit.

@@ -185,15 +185,21 @@ func TestHandlerPaths(t *testing.T) {
 // declared; and the httptest server that serves it with serve.Handler.
 func transferServer(t *testing.T) *httptest.Server {
 	t.Helper()
+	return transferServerWith(t, transfer.Options{}, serve.Options{})
+}
+
+// transferServerWith is transferServer with to (its Keys, Store and
+// PublicURL set here) and so.
+func transferServerWith(t *testing.T, to transfer.Options, so serve.Options) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	keys, err := token.NewKeyring(token.RandomKey())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "v1"}, nil)
-	if _, err := transfer.Register(s, transfer.Options{
-		Keys: keys, Store: memstore.New(nil), PublicURL: "http://" + srv.Listener.Addr().String() + "/files/",
-	}); err != nil {
+	to.Keys, to.Store, to.PublicURL = keys, memstore.New(nil), "http://"+srv.Listener.Addr().String()+"/files/"
+	if _, err := transfer.Register(s, to); err != nil {
 		t.Fatal(err)
 	}
 	runtime.AddTool(s, &mcp.Tool{Name: "document"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.DocumentArgs) (*mcp.CallToolResult, any, error) {
@@ -202,7 +208,7 @@ func transferServer(t *testing.T) *httptest.Server {
 	s.AddTool(&mcp.Tool{Name: "caps", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text(fmt.Sprintf("download=%v", transfer.ClientFiles(req).Download)), nil
 	})
-	srv.Config.Handler = serve.Handler(s, serve.Options{})
+	srv.Config.Handler = serve.Handler(s, so)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv

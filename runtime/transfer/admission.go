@@ -3,10 +3,8 @@ package transfer
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -38,25 +36,17 @@ func newAdmission(o *UploadOptions, obs *observer) *admission {
 // admissionKey is whom an upload of owner, sent in r, counts against in
 // the bound of uploads per owner: its owner; or, for a caller without auth
 // and without a session (a 2026-07-28 client, whose requests stand alone,
-// or a stdio server's one client), the address it connects from. All such
-// callers share the owner "", so that one of them could otherwise hold
-// every upload any of them may have in progress. Behind a proxy every
-// caller has the proxy's address: there, authenticate callers, or bound
-// them at the proxy.
+// or a stdio server's one client), the address it connects from
+// (addressKey). All such callers share the owner "", so that one of them
+// could otherwise hold every upload any of them may have in progress.
+// Behind a proxy every caller has the proxy's address: there,
+// authenticate callers, or bound them at the proxy.
 func admissionKey(owner string, r *http.Request) string {
 	if owner != "" {
 		return owner
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return addressKeyPrefix + host
+	return addressKey(r.RemoteAddr)
 }
-
-// addressKeyPrefix starts the admission key of an address; the NUL keeps
-// it from any owner.
-const addressKeyPrefix = "\x00address "
 
 // enter admits an upload of owner (an admissionKey) that may hold a copy buffer of memory
 // bytes, or returns the refusal that says which bound it would pass: 429
@@ -69,7 +59,7 @@ func (a *admission) enter(w http.ResponseWriter, owner string, memory int64) *re
 	switch {
 	case a.owners[owner] >= a.maxPerOwner:
 		who := "the owner has"
-		if strings.HasPrefix(owner, addressKeyPrefix) {
+		if isAddressKey(owner) {
 			who = "callers without auth from this address have"
 		}
 		rf = refuseTooMany.says(fmt.Sprintf("%s %d uploads in progress, as many as the server takes of one owner at once: retry when one has ended", who, a.maxPerOwner))

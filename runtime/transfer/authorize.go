@@ -31,13 +31,24 @@ const shortLen = 12
 // defaultMediaType is the media type of an upload that declares none.
 const defaultMediaType = "application/octet-stream"
 
-// authorizeUpload serves files/authorizeUpload.
-func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+// sdkAuthorizeUpload serves files/authorizeUpload on a go-sdk server.
+func (c *config) sdkAuthorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
+	_, extra := hook.ResolverFrom(ctx)
+	return c.authorizeUpload(ctx, c.sdkSender(extra, ss, nil), p)
+}
+
+// sdkAuthorizeDownload serves files/authorizeDownload on a go-sdk server.
+func (c *config) sdkAuthorizeDownload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+	_, extra := hook.ResolverFrom(ctx)
+	return c.authorizeDownload(ctx, c.sdkSender(extra, ss, nil), p)
+}
+
+// authorizeUpload serves files/authorizeUpload to from, whatever the SDK.
+func (c *config) authorizeUpload(ctx context.Context, from sender, p *AuthorizeUploadParams) (*AuthorizeUploadResult, error) {
 	if p == nil {
 		p = new(AuthorizeUploadParams)
 	}
-	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra, ss)
+	owner, err := c.ownerOf(from)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeUpload: " + err.Error()}
 	}
@@ -72,12 +83,14 @@ func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *
 	}
 
 	// Some upload-capable field takes it.
-	if err := checkUploadable(hook.Schemas(c.server), mt, size); err != nil {
+	if err := checkUploadable(c.schemas(), mt, size); err != nil {
 		return nil, err
 	}
 
-	// The owner's quota.
-	switch u, ok, err := c.quota.check(ctx, owner, size, c.Now()); {
+	// The owner's quota: of callers without auth and without a session,
+	// their address's, which the store records (quotaOwner).
+	holder := c.quotaOwner(ctx, owner)
+	switch u, ok, err := c.quota.check(ctx, holder, size, c.Now()); {
 	case err != nil:
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "store usage", err)
 	case !ok:
@@ -94,13 +107,13 @@ func (c *config) authorizeUpload(ctx context.Context, ss *mcp.ServerSession, p *
 	if err != nil {
 		return nil, c.internal(ctx, MethodAuthorizeUpload, "file URI", err)
 	}
-	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: owner, Size: size, SHA256: sum,
+	claims := token.Claims{Purpose: token.PurposeUpload, FileID: id, Owner: holder, Size: size, SHA256: sum,
 		MediaType: formatMediaType(mt, params), Name: name, Expires: authExpires}
 	res := &AuthorizeUploadResult{
 		File: FileValue{URI: uri, Name: name, MimeType: p.MimeType, Size: &size, Digest: p.Digest},
 	}
 	if ps, ok := c.Store.(store.Presigner); ok {
-		meta := store.Meta{Size: size, MediaType: claims.MediaType, Name: name, Owner: owner, Expires: authExpires.Add(c.FileTTL)}
+		meta := store.Meta{Size: size, MediaType: claims.MediaType, Name: name, Owner: holder, Expires: authExpires.Add(c.FileTTL)}
 		copy(meta.SHA256[:], sum)
 		sr, err := ps.PresignUpload(ctx, id, meta, authExpires)
 		if err != nil {
@@ -195,14 +208,13 @@ func checkUploadable(schemas []*descriptor.Schema, mt string, size int64) error 
 	return nil
 }
 
-// authorizeDownload serves files/authorizeDownload: the metadata of the
-// file a URI names, and a signed, expiring GET of its bytes.
-func (c *config) authorizeDownload(ctx context.Context, ss *mcp.ServerSession, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
+// authorizeDownload serves files/authorizeDownload to from: the metadata
+// of the file a URI names, and a signed, expiring GET of its bytes.
+func (c *config) authorizeDownload(ctx context.Context, from sender, p *AuthorizeDownloadParams) (*AuthorizeDownloadResult, error) {
 	if p == nil || p.URI == "" {
 		return nil, InvalidFileError("files/authorizeDownload: uri is required", ErrorData{Reason: ReasonMalformed})
 	}
-	_, extra := hook.ResolverFrom(ctx)
-	owner, err := c.owner(extra, ss)
+	owner, err := c.ownerOf(from)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "files/authorizeDownload: " + err.Error()}
 	}
@@ -233,7 +245,7 @@ func (c *config) authorizeDownload(ctx context.Context, ss *mcp.ServerSession, p
 			d.Headers = sr.Headers
 		}
 	} else {
-		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: owner,
+		tok, err := c.Keys.Sign(token.Claims{Purpose: token.PurposeDownload, FileID: ref.FileID, Owner: m.Owner, // lookup checked it is the caller's
 			Size: m.Size, SHA256: m.SHA256[:], MediaType: m.MediaType, Name: m.Name, Expires: expires})
 		if err != nil {
 			return nil, c.internal(ctx, MethodAuthorizeDownload, "token", err)

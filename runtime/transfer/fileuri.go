@@ -87,7 +87,7 @@ func (c *config) lookup(ctx context.Context, uri, owner string) (token.FileRef, 
 		return ref, store.Meta{}, &lookupError{problem: uriMissing}
 	case err != nil:
 		return ref, store.Meta{}, &lookupError{problem: uriStoreFailed, err: err}
-	case m.Owner != ref.Owner:
+	case !storedFor(m.Owner, ref.Owner):
 		return ref, store.Meta{}, &lookupError{problem: uriOtherOwner}
 	case !authorized(ref, m):
 		c.obs.internal(ctx, "file URI", "store check", fmt.Errorf("file %s: the store holds %d bytes of another size or SHA-256 than were authorized under its file URI: it was replaced behind the server's back", ref.FileID, m.Size))

@@ -38,13 +38,17 @@ type quota struct {
 type quotaUse struct {
 	held, limit int64
 	shared      bool // the bound of callers without auth together, not the caller's own
+	address     bool // the caller's own bound is its address's (quotaOwner)
 }
 
 // holds says who holds u.held: one (the caller as the path calls it) for
 // the caller's own bound.
 func (u quotaUse) holds(one string) string {
-	if u.shared {
+	switch {
+	case u.shared:
 		return "callers without auth share a limit on the whole server, which holds"
+	case u.address:
+		return "callers without auth from this address (authenticate for a quota of your own) hold"
 	}
 	return one + " holds"
 }
@@ -83,7 +87,7 @@ func (q quota) check(ctx context.Context, owner string, size int64, now time.Tim
 	if err != nil {
 		return quotaUse{}, false, err
 	}
-	u := quotaUse{held: used, limit: q.limit}
+	u := quotaUse{held: used, limit: q.limit, address: isAddressKey(owner)}
 	if used > q.limit-size {
 		return u, false, nil
 	}

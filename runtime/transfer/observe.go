@@ -39,6 +39,19 @@ func newObserver(logger *slog.Logger, mp metric.MeterProvider, keys *token.Keyri
 	}
 }
 
+// UseLogger makes l the logger of the transfer layer of s, in place of
+// slog.Default(), when [Register] was given no Options.Logger: every
+// record of s's uploads, downloads, pages, authorizations, sweeps and
+// refused arguments then goes to l. Package runtime/serve calls it with
+// its own Options.Logger, so that a server author who sets one logger
+// there hears them all. It does nothing when Register set s up with a
+// Logger, or did not set s up; a nil l goes back to slog.Default().
+func UseLogger(s *mcp.Server, l *slog.Logger) {
+	if c := configOf(s); c != nil {
+		c.obs.SetFallback(l)
+	}
+}
+
 // internal logs a failure of the server's own (a store's, a signer's) in
 // op at step, and reports whether it was one: a failure that comes after
 // the request's context ended is the client's going away, not the
@@ -186,10 +199,9 @@ const (
 )
 
 // recordAuthorize records the answer of files/authorizeUpload or
-// files/authorizeDownload (method) to req: res, or the refusal err.
-func (c *config) recordAuthorize(ctx context.Context, method string, req mcp.Request, res mcp.Result, err error) {
-	ss, _ := req.GetSession().(*mcp.ServerSession)
-	owner, oerr := c.owner(req.GetExtra(), ss)
+// files/authorizeDownload (method) sent by from: res, or the refusal err.
+func (c *config) recordAuthorize(ctx context.Context, method string, from sender, res any, err error) {
+	owner, oerr := c.ownerOf(from)
 	if err != nil {
 		data, ok := ErrorDataOf(err)
 		switch {

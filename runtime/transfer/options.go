@@ -45,6 +45,10 @@ const (
 	// DefaultMaxPagesPerCaller bounds those of one caller: a principal, or,
 	// without auth, a session.
 	DefaultMaxPagesPerCaller = 16
+	// DefaultMaxPagesPerAddress bounds those of the callers without auth
+	// from one address (an IPv6 /64), their sessions together: each
+	// request of a 2026-07-28 client over HTTP is a session of its own.
+	DefaultMaxPagesPerAddress = 32
 )
 
 // Defaults of the zero [Options]: the life of stored files.
@@ -173,7 +177,8 @@ type Options struct {
 	// that uploaded the file only. Where it has none (stdio, a single
 	// client; 2026-07-28, stateless), the owner is "", one for every
 	// anonymous caller, and the signed, unguessable file URI itself is the
-	// capability.
+	// capability; over HTTP their files count against the quota of the
+	// address they call from (see Quota).
 	Owner func(*auth.TokenInfo) string
 
 	// AuthorizationTTL is how long an upload descriptor may be used. Zero
@@ -203,7 +208,11 @@ type Options struct {
 
 	// Quota is how many bytes of unexpired uploaded files one owner may
 	// hold, for stores that count them ([store.Usager]; diskstore and
-	// memstore do). Zero means DefaultQuota; a negative value, no quota.
+	// memstore do). Callers without auth and without a session over HTTP
+	// (2026-07-28), all the owner "", hold it per address (an IPv6 /64),
+	// the address of the MCP request that authorized the file (see
+	// [KeepCallerAddress]); any of them that has a file's URI may still use
+	// the file. Zero means DefaultQuota; a negative value, no quota.
 	Quota int64
 
 	// AnonymousQuota bounds what callers without auth add together, since
@@ -234,6 +243,18 @@ type Options struct {
 	// MaxPagesPerCaller bounds those of one caller (a principal, or,
 	// without auth, a session). Zero means DefaultMaxPagesPerCaller.
 	MaxPagesPerCaller int
+
+	// MaxPagesPerAddress bounds those of the callers without auth from
+	// one address (an IPv6 /64), all their sessions together: protocol
+	// 2026-07-28 over HTTP has no sessions, so every request of an
+	// anonymous client is a caller of its own there, and without this
+	// bound one client could take every page of MaxPages. The address is
+	// the one the MCP endpoint's request came from ([KeepCallerAddress],
+	// which package runtime/serve applies); callers over HTTP whose
+	// address was not kept count as one address. Authenticated callers
+	// are bounded by MaxPagesPerCaller alone. Zero means
+	// DefaultMaxPagesPerAddress.
+	MaxPagesPerAddress int
 
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL,
 	// Owner and Quota are set by Register: the quota is Quota, the one
@@ -370,6 +391,7 @@ func (o *Options) fillDefaults() error {
 	orDefault(&o.PageTTL, DefaultPageTTL)
 	orDefault(&o.MaxPages, DefaultMaxPages)
 	orDefault(&o.MaxPagesPerCaller, DefaultMaxPagesPerCaller)
+	orDefault(&o.MaxPagesPerAddress, DefaultMaxPagesPerAddress)
 	zeroDefault(&o.Quota, DefaultQuota)
 	if o.AnonymousQuota == 0 && o.Quota > 0 {
 		o.AnonymousQuota = math.MaxInt64 // past any store

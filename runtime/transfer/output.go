@@ -44,12 +44,14 @@ type Output struct {
 // the caller resolves with files/authorizeDownload, the sanitized name, the
 // media type, the size and the SHA-256 digest. Call it from a tool handler
 // of a server set up with [Register]. The bytes are streamed through the
-// store; a failed Save leaves nothing behind.
+// store; a failed Save leaves nothing behind. (On an mcp-go server,
+// runtime/mcpgo's ServeFiles sets the server up, and its NewFileContent is
+// the content block.)
 func Save(ctx context.Context, out Output) (FileValue, error) {
-	r, extra := hook.ResolverFrom(ctx)
+	r, _ := hook.ResolverFrom(ctx)
 	res, ok := r.(*resolver)
 	if !ok {
-		return FileValue{}, errors.New("transfer.Save: the request's server does not serve files: call transfer.Register for it")
+		return FileValue{}, errors.New("transfer.Save: the request's server does not serve files: call transfer.Register (mcpgo.ServeFiles on mcp-go) for it")
 	}
 	c := res.c
 	body, size, closeBody, err := out.body()
@@ -70,7 +72,7 @@ func Save(ctx context.Context, out Output) (FileValue, error) {
 	if len(name) > token.MaxNameLen {
 		name = runtime.SanitizeName(name[:token.MaxNameLen])
 	}
-	owner, err := c.owner(extra, res.session)
+	owner, err := c.ownerOf(res.from)
 	if err != nil {
 		return FileValue{}, fmt.Errorf("transfer.Save: %w", err)
 	}
@@ -173,10 +175,10 @@ func (c *FileContent) MarshalJSON() ([]byte, error) {
 }
 
 // fallback returns content with its file blocks replaced, for the client
-// of req that lacks the files.download capability, or nil when it has
-// none. Embedded bytes count against one budget of MaxEmbeddedOutput per
-// result, so that a result of many files holds no more than one's worth.
-func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, content []mcp.Content) []mcp.Content {
+// from that lacks the files.download capability, or nil when it has none.
+// Embedded bytes count against one budget of MaxEmbeddedOutput per result,
+// so that a result of many files holds no more than one's worth.
+func (c *config) fallback(ctx context.Context, from sender, content []mcp.Content) []mcp.Content {
 	var out []mcp.Content
 	budget := c.MaxEmbeddedOutput
 	for i, b := range content {
@@ -190,7 +192,7 @@ func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, content
 		if out == nil {
 			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
 		}
-		out = append(out, c.standardContent(ctx, req, fc.File, &budget)...)
+		out = append(out, c.standardContent(ctx, from, fc.File, &budget)...)
 	}
 	return out
 }
@@ -198,26 +200,40 @@ func (c *config) fallback(ctx context.Context, req *mcp.CallToolRequest, content
 // standardContent is the content that stands for the file v for a client
 // without files.download: an embedded resource with the bytes, or a text
 // and a resource_link.
-func (c *config) standardContent(ctx context.Context, req *mcp.CallToolRequest, v FileValue, budget *int64) []mcp.Content {
-	size := int64(-1)
-	if v.Size != nil {
-		size = *v.Size
-	}
-	if size >= 0 && size <= *budget {
-		if data, ok := c.readOutput(ctx, req, v.URI, size); ok {
-			*budget -= size
-			return []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: v.URI, MIMEType: v.MimeType, Blob: data}}}
-		}
-	}
-	what := cmpName(v.Name)
-	if size >= 0 {
-		what += fmt.Sprintf(" (%d bytes)", size)
+func (c *config) standardContent(ctx context.Context, from sender, v FileValue, budget *int64) []mcp.Content {
+	if data, ok := c.embedOutput(ctx, from, v, budget); ok {
+		return []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: v.URI, MIMEType: v.MimeType, Blob: data}}}
 	}
 	return []mcp.Content{
-		&mcp.TextContent{Text: "The file " + what + " is too large for this client to receive in the result. " +
-			"A client that supports SEP-2631 file downloads (capability files.download) fetches it with files/authorizeDownload."},
+		&mcp.TextContent{Text: tooLargeText(v)},
 		&mcp.ResourceLink{URI: v.URI, Name: cmpName(v.Name), MIMEType: v.MimeType, Size: v.Size},
 	}
+}
+
+// embedOutput returns the bytes of the file v, a file output of from, to
+// embed in a result for a client without files.download, when they fit in
+// what is left of budget (which it then lessens); false when they do not,
+// or cannot be read: the client then gets tooLargeText and a link.
+func (c *config) embedOutput(ctx context.Context, from sender, v FileValue, budget *int64) ([]byte, bool) {
+	if v.Size == nil || *v.Size < 0 || *v.Size > *budget {
+		return nil, false
+	}
+	data, ok := c.readOutput(ctx, from, v.URI, *v.Size)
+	if ok {
+		*budget -= *v.Size
+	}
+	return data, ok
+}
+
+// tooLargeText is the text that stands for the file v, with a link to it,
+// for a client without files.download when v is not embedded.
+func tooLargeText(v FileValue) string {
+	what := cmpName(v.Name)
+	if v.Size != nil && *v.Size >= 0 {
+		what += fmt.Sprintf(" (%d bytes)", *v.Size)
+	}
+	return "The file " + what + " is too large for this client to receive in the result. " +
+		"A client that supports SEP-2631 file downloads (capability files.download) fetches it with files/authorizeDownload."
 }
 
 func cmpName(name string) string {
@@ -227,9 +243,9 @@ func cmpName(name string) string {
 	return name
 }
 
-// readOutput reads the file uri of the caller of req, of size bytes.
-func (c *config) readOutput(ctx context.Context, req *mcp.CallToolRequest, uri string, size int64) ([]byte, bool) {
-	owner, err := c.owner(req.Extra, req.Session)
+// readOutput reads the file uri of from, of size bytes.
+func (c *config) readOutput(ctx context.Context, from sender, uri string, size int64) ([]byte, bool) {
+	owner, err := c.ownerOf(from)
 	if err != nil {
 		return nil, false
 	}

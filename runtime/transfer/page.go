@@ -48,7 +48,7 @@ const (
 // declined (see hook.Resolver).
 func (r *resolver) ClosePage(ctx context.Context, extra *mcp.RequestExtra, state string) {
 	c := r.c
-	owner, err := c.owner(extra, r.session)
+	owner, err := c.ownerOf(r.from)
 	if err != nil {
 		return
 	}
@@ -76,7 +76,7 @@ var errPageExpired = errors.New("no file was uploaded through the upload page be
 func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook.PageKey, d descriptor.File, message string, done func(elicitationID string)) (hook.Page, error) {
 	c := r.c
 	now := c.Now()
-	owner, err := c.owner(extra, r.session)
+	owner, err := c.ownerOf(r.from)
 	if err != nil {
 		return hook.Page{}, errors.New("the server cannot tell who is asking")
 	}
@@ -111,7 +111,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 	id := pageFileID(hk.Tool, hk.ID, hk.Reuse)
 	// The page's URL is shown to people and kept in browsers' histories:
 	// the principal and the message travel in it sealed, unreadable.
-	sealedOwner, err := c.Keys.Seal(owner)
+	sealedOwner, err := c.Keys.Seal(c.quotaOwner(ctx, owner)) // whom its file counts against, and is stored for
 	if err != nil {
 		return hook.Page{}, fmt.Errorf("sealing the upload page's owner: %w", err)
 	}
@@ -131,7 +131,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		return hook.Page{}, fmt.Errorf("signing the upload page's file URI: %w", err)
 	}
 	p := &page{
-		id: id, key: key, caller: who, total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
+		id: id, key: key, caller: who, address: pageAddress(ctx, extra, owner), total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
 		done: done, finished: make(chan struct{}),
 		hp: hook.Page{URL: c.pageURL + tok, ElicitationID: id, State: uri},
 	}
@@ -226,7 +226,7 @@ func pageOf(fileID, tool, id string) bool {
 // AwaitPage waits for the upload of the page whose state is given (see hook.Resolver).
 func (r *resolver) AwaitPage(ctx context.Context, extra *mcp.RequestExtra, hk hook.PageKey, state string, progress func(received, total int64)) (string, error) {
 	c := r.c
-	owner, err := c.owner(extra, r.session)
+	owner, err := c.ownerOf(r.from)
 	if err != nil {
 		return "", errors.New("the server cannot tell who is asking")
 	}

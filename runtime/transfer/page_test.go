@@ -236,10 +236,15 @@ func TestUploadPageProgress(t *testing.T) {
 			slowUpload(t, e.URL, "big.txt", "text/plain", big, 8<<10, 100*time.Millisecond)
 		}()
 	})
+	whole := make(chan struct{}) // the notification that says the whole file came
+	var once sync.Once
 	opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 		mu.Lock()
 		progress = append(progress, *r.Params)
 		mu.Unlock()
+		if r.Params.Progress == r.Params.Total && r.Params.Progress >= float64(len(big)) {
+			once.Do(func() { close(whole) })
+		}
 	}
 	cs := inMemory(t, s, opts, "2026-07-28")
 	params := &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}}
@@ -249,6 +254,13 @@ func TestUploadPageProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-uploaded
+	// The client handles notifications apart from the result: the last may
+	// reach the handler after CallTool has returned.
+	select {
+	case <-whole:
+	case <-time.After(30 * time.Second):
+		t.Error("no progress notification said the whole file came")
+	}
 	if a := answerOf(t, res); a.Size != int64(len(big)) || a.SHA256 != digest(big) {
 		t.Errorf("answer %+v, want the %d-byte file", a, len(big))
 	}

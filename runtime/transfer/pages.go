@@ -2,13 +2,17 @@ package transfer
 
 // The record of a server's upload pages (see page.go): which wait, for
 // whom, under which key a retry finds them, and the bounds on how many
-// one server and one caller may have waiting.
+// one server, one caller, and the callers without auth from one address
+// may have waiting.
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 )
@@ -23,6 +27,7 @@ type page struct {
 	expires time.Time                  // the page's token expires
 	done    func(elicitationID string) // called once on success; nil for none
 	caller  caller
+	address string // the addressKey of an anonymous caller, "" for none (see pageAddress)
 	// uploadDeadline is when an upload that started in time is cut: the
 	// page's expiry plus another PageTTL.
 	uploadDeadline time.Time
@@ -78,24 +83,49 @@ type pageKey struct {
 }
 
 // pages is a server's record of its upload pages: the pending ones by file
-// ID, at most max of them and perCaller of one caller's; and by key, the
+// ID, at most max of them, perCaller of one caller's and perAddress of
+// anonymous callers' from one address; and by key, the
 // pages of -32042 errors, pending or uploaded and not yet taken by the
 // retry. A page whose wait ended stays known by file ID for keptFinished.
 type pages struct {
-	mu        sync.Mutex
-	byID      map[string]*page
-	byKey     map[pageKey]*page
-	pending   int            // pages whose wait is not over
-	byCaller  map[caller]int // of those, each caller's
-	ended     []*page        // the others, oldest first, for keptFinished: at most 4×max, or 4096
-	max       int
-	perCaller int
-	closed    error         // why pages are refused, once Shutdown ran
-	down      chan struct{} // closed by Shutdown
+	mu         sync.Mutex
+	byID       map[string]*page
+	byKey      map[pageKey]*page
+	pending    int            // pages whose wait is not over
+	byCaller   map[caller]int // of those, each caller's
+	byAddress  map[string]int // and each address's, of anonymous callers
+	ended      []*page        // the others, oldest first, for keptFinished: at most 4×max, or 4096
+	max        int
+	perCaller  int
+	perAddress int
+	closed     error         // why pages are refused, once Shutdown ran
+	down       chan struct{} // closed by Shutdown
 }
 
-func newPages(max, perCaller int) *pages {
-	return &pages{byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, max: max, perCaller: perCaller, down: make(chan struct{})}
+func newPages(max, perCaller, perAddress int) *pages {
+	return &pages{
+		byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, byAddress: map[string]int{},
+		max: max, perCaller: perCaller, perAddress: perAddress, down: make(chan struct{}),
+	}
+}
+
+// pageAddress is the key of the address whose bound a page of owner,
+// asked for in the request of extra whose context is ctx, counts against:
+// for a caller without auth, the address of the request (see
+// KeepCallerAddress); for one without a session over HTTP whose address
+// was not kept, unknownAddress; else "" (an authenticated caller, or
+// stdio's one client), for none.
+func pageAddress(ctx context.Context, extra *mcp.RequestExtra, owner string) string {
+	if !anonymous(owner) {
+		return ""
+	}
+	if a, ok := callerAddress(ctx); ok {
+		return addressKey(a)
+	}
+	if owner == "" && extra != nil && extra.Header != nil { // over HTTP
+		return unknownAddress
+	}
+	return ""
 }
 
 // forget drops the ended pages older than keptFinished, and the oldest
@@ -148,6 +178,11 @@ func (ps *pages) end(p *page) {
 	if ps.byCaller[p.caller]--; ps.byCaller[p.caller] <= 0 {
 		delete(ps.byCaller, p.caller)
 	}
+	if p.address != "" {
+		if ps.byAddress[p.address]--; ps.byAddress[p.address] <= 0 {
+			delete(ps.byAddress, p.address)
+		}
+	}
 	if p.timer != nil {
 		p.timer.Stop()
 	}
@@ -165,8 +200,8 @@ func (ps *pages) end(p *page) {
 // page to answer a late post with 410.
 const keptFinished = 2 * time.Minute
 
-// add records p until it expires, unless max pages, or perCaller pages of
-// p's caller, are pending.
+// add records p until it expires, unless max pages, perCaller pages of
+// p's caller, or perAddress pages of its address, are pending.
 func (ps *pages) add(p *page, now time.Time) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -180,9 +215,19 @@ func (ps *pages) add(p *page, now time.Time) error {
 	if ps.byCaller[p.caller] >= ps.perCaller {
 		return fmt.Errorf("this caller has %d upload pages waiting for a file, the limit per caller; use or decline one first", ps.perCaller)
 	}
+	if p.address != "" && ps.byAddress[p.address] >= ps.perAddress {
+		from := "from this address"
+		if p.address == unknownAddress {
+			from = "whose address the server was not told (wrap the MCP handler with transfer.KeepCallerAddress)"
+		}
+		return fmt.Errorf("callers without auth %s have %d upload pages waiting for a file, the limit per address; use or decline one, wait until one expires, or authenticate: an authenticated caller has a limit of its own", from, ps.perAddress)
+	}
 	p.pages = ps
 	ps.pending++
 	ps.byCaller[p.caller]++
+	if p.address != "" {
+		ps.byAddress[p.address]++
+	}
 	ps.byID[p.id] = p
 	if p.key != nil {
 		ps.byKey[*p.key] = p

@@ -2,8 +2,11 @@ package transfer_test
 
 import (
 	"bytes"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -162,4 +165,85 @@ func sessionsServer(t *testing.T, o transfer.Options) func() *mcp.ClientSession 
 		}
 		return cs
 	}
+}
+
+// TestQuotaPerAnonymousAddress: callers without auth and without a
+// session (2026-07-28 over HTTP, each request a session of its own) hold
+// Quota per address, not one Quota for all of them: a client from one
+// address that holds its quota is refused, saying so, while a client from
+// another address uploads; all of them together stop at AnonymousQuota.
+// A file URI stays a capability: a caller from another address that has
+// it reads the file and downloads it. The store holds no address.
+func TestQuotaPerAnonymousAddress(t *testing.T) {
+	dir := t.TempDir()
+	connect, files := statelessServer(t, dir, transfer.Options{Quota: 10000, AnonymousQuota: 15000})
+	six := bytes.Repeat([]byte("x"), 6000)
+	a := connect("")
+	uri := uploadFile(t, t.Context(), a, "a.txt", "text/plain", six)
+	_, err := authorize(t.Context(), a, declare("b.txt", "text/plain", six))
+	if !isQuotaExceeded(err) || !strings.Contains(err.Error(), "callers without auth from this address") || !strings.Contains(err.Error(), "authenticate") {
+		t.Errorf("a second 6000 bytes from one address under a quota of 10000: %v, want quotaExceeded naming the address and auth", err)
+	}
+	b := connect("127.0.0.2")
+	uploadFile(t, t.Context(), b, "b.txt", "text/plain", six)
+	if text, isErr := callText(t, b, "analyze", map[string]any{"document": uri}); isErr || !strings.Contains(text, "6000 bytes") {
+		t.Errorf("the file URI of another address's upload: %q (isError %v), want the file", text, isErr)
+	}
+	res, err := authorizeDownload(t.Context(), b, uri)
+	if err != nil {
+		t.Fatalf("authorizeDownload of another address's upload: %v", err)
+	}
+	if code, _, body := get(t, files, "GET", res.Download.URL, nil); code != http.StatusOK || !bytes.Equal(body, six) {
+		t.Errorf("download: %d, %d bytes, want 200 and the file", code, len(body))
+	}
+	_, err = authorize(t.Context(), connect("127.0.0.3"), declare("c.txt", "text/plain", six))
+	if !isQuotaExceeded(err) || !strings.Contains(err.Error(), "callers without auth share a limit") {
+		t.Errorf("a third address past AnonymousQuota 15000: %v, want quotaExceeded of the shared limit", err)
+	}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, err := os.ReadFile(path); err == nil && (bytes.Contains(b, []byte("127.0.0.")) || bytes.Contains(b, []byte("127%2E0"))) {
+			t.Errorf("the store's %s holds a caller's address", filepath.Base(path))
+		}
+		return nil
+	})
+}
+
+// statelessServer starts a server of o (its Keys, PublicURL and Store, a
+// diskstore in dir, set here) with the analyze tool over streamable HTTP without
+// sessions, as protocol 2026-07-28 is served, its MCP endpoint wrapped
+// with transfer.KeepCallerAddress; it returns what connects a client
+// without auth from a loopback address (see fromAddress), and an HTTP
+// client for the transfer endpoints.
+func statelessServer(t *testing.T, dir string, o transfer.Options) (func(ip string) *mcp.ClientSession, *http.Client) {
+	t.Helper()
+	st, err := diskstore.New(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uploads", Version: "v1"}, nil)
+	o.Keys, o.PublicURL, o.Store = testKeys(t), ts.URL+"/files/", st
+	h, err := transfer.Register(s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
+	mux.Handle("/files/", h)
+	mux.Handle("/mcp", transfer.KeepCallerAddress(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})))
+	return func(ip string) *mcp.ClientSession {
+		t.Helper()
+		c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
+		enableFiles(t, c)
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: fromAddress(ip)}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}, ts.Client()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/transfer/token"
 )
@@ -64,46 +65,44 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 		return nil, err
 	}
 	c.server = s
-	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeUpload, c.authorizeUpload); err != nil {
+	c.schemas = func() []*descriptor.Schema { return hook.Schemas(s) }
+	c.declare = func(d *descriptor.Schema) { hook.AddSchema(s, d) }
+	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeUpload, c.sdkAuthorizeUpload); err != nil {
 		return nil, fmt.Errorf("transfer.Register: %w", err)
 	}
-	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeDownload, c.authorizeDownload); err != nil {
+	if err := mcp.AddReceivingCustomMethod(s, MethodAuthorizeDownload, c.sdkAuthorizeDownload); err != nil {
 		return nil, fmt.Errorf("transfer.Register: %w", err)
 	}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			var from sender
 			switch method {
 			case "tools/call", MethodAuthorizeUpload, MethodAuthorizeDownload:
 				// Where file URIs are resolved (tools/call, elicitation
 				// answers included) and files authorized.
 				ss, _ := req.GetSession().(*mcp.ServerSession)
-				res := &resolver{c: c, session: ss}
+				creq, _ := req.(*mcp.CallToolRequest)
+				from = c.sdkSender(req.GetExtra(), ss, creq)
+				res := &resolver{c: c, from: from, session: ss}
 				if method == "tools/call" {
-					if creq, ok := req.(*mcp.CallToolRequest); ok && creq.Params != nil {
+					if creq != nil && creq.Params != nil {
 						res.progressToken = creq.Params.GetProgressToken()
 						res.tool = creq.Params.Name
 					}
-					res.reads = new(callReads)
-					defer func() {
-						for _, id := range res.reads.take() {
-							c.reads.end(c, id, c.ReadFileTTL)
-						}
-					}()
+					defer res.callReads()()
 				}
 				ctx = hook.WithResolver(ctx, res, req.GetExtra())
 			}
 			r, err := next(ctx, method, req)
 			if method == MethodAuthorizeUpload || method == MethodAuthorizeDownload {
-				c.recordAuthorize(ctx, method, req, r, err)
+				c.recordAuthorize(ctx, method, from, r, err)
 			}
-			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" {
-				if creq, ok := req.(*mcp.CallToolRequest); ok && !ClientFiles(creq).downloads() {
-					// A copy: the handler may keep its result, for other clients.
-					if out := c.fallback(ctx, creq, ctr.Content); out != nil {
-						r2 := *ctr
-						r2.Content = out
-						r = &r2
-					}
+			if ctr, ok := r.(*mcp.CallToolResult); ok && err == nil && method == "tools/call" && !from.files.downloads() {
+				// A copy: the handler may keep its result, for other clients.
+				if out := c.fallback(ctx, from, ctr.Content); out != nil {
+					r2 := *ctr
+					r2.Content = out
+					r = &r2
 				}
 			}
 			return r, err
@@ -118,7 +117,10 @@ func Register(s *mcp.Server, o Options) (http.Handler, error) {
 // config is Register's Options with the defaults filled in.
 type config struct {
 	Options
-	server       *mcp.Server
+	server       *mcp.Server                        // nil for a server on another SDK (runtime/mcpgo)
+	schemas      func() []*descriptor.Schema        // the server's upload-capable schemas
+	declare      func(*descriptor.Schema)           // records one more (an elicited form)
+	httpOwner    func(*http.Request) (string, bool) // the principal of a request to the endpoints
 	uploadURL    string
 	downloadURL  string // followed by the token
 	pageURL      string // followed by the token
@@ -145,6 +147,7 @@ func newConfig(o Options) (*config, error) {
 		return nil, fmt.Errorf("transfer.Register: Options.PublicURL %q has a query or fragment", o.PublicURL)
 	}
 	c := &config{Options: o}
+	c.httpOwner = c.sdkHTTPOwner
 	if c.Host == "" {
 		c.Host = u.Host
 	}
@@ -156,7 +159,7 @@ func newConfig(o Options) (*config, error) {
 		return nil, err
 	}
 	c.obs = newObserver(c.Logger, c.MeterProvider, c.Keys, c.ErrorLog)
-	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller)
+	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller, c.MaxPagesPerAddress)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	c.reads = newReadFiles()
 	c.admit = newAdmission(&c.Upload, c.obs)
@@ -178,38 +181,76 @@ func newConfig(o Options) (*config, error) {
 // errNoPrincipal: the request has auth token info that names no principal.
 var errNoPrincipal = errors.New("the request's auth token info names no principal: set UserID in the token verifier, or transfer.Options.Owner")
 
+// A sender is who sent a request, as the SDK tells it: what the transfer
+// layer needs to know of a caller, whatever the SDK of its server. The
+// go-sdk's side is made by [config.sdkSender]; runtime/mcpgo makes its own
+// (through package fileserve).
+type sender struct {
+	// principal returns the principal the request's auth names; nil for
+	// a request without auth, whose owner is anonymous. A principal of ""
+	// is auth that names none, refused (errNoPrincipal).
+	principal func() string
+	// session is the ID of the request's session; "" where the protocol
+	// has none (stdio, 2026-07-28).
+	session string
+	// files is the files capability the client declared.
+	files FilesCapability
+}
+
+// sdkSender is the sender of a go-sdk request whose extra is given, made
+// in session ss, and, for a tools/call, creq (nil for others).
+func (c *config) sdkSender(extra *mcp.RequestExtra, ss *mcp.ServerSession, creq *mcp.CallToolRequest) sender {
+	var s sender
+	if extra != nil && extra.TokenInfo != nil {
+		ti := extra.TokenInfo
+		s.principal = func() string { return c.Owner(ti) }
+	}
+	if ss != nil {
+		s.session = ss.ID()
+	}
+	if creq != nil {
+		s.files = ClientFiles(creq)
+	}
+	return s
+}
+
 // owner is the principal of a request whose extra is given, made in
 // session ss (nil when unknown): without auth token info, the anonymous
 // owner of ss; an error when the token info names none.
 func (c *config) owner(extra *mcp.RequestExtra, ss *mcp.ServerSession) (string, error) {
-	if extra == nil || extra.TokenInfo == nil {
-		return anonymousOwner(ss), nil
-	}
-	return c.principal(extra.TokenInfo)
+	return c.ownerOf(c.sdkSender(extra, ss, nil))
 }
 
-// anonymous reports whether owner is that of a caller without auth.
+// ownerOf is the owner of the files of from: the principal of its auth,
+// or, without auth, the anonymous owner of its session; an error when its
+// auth names no principal.
+func (c *config) ownerOf(from sender) (string, error) {
+	if from.principal == nil {
+		return sessionOwner(from.session), nil
+	}
+	if p := from.principal(); p != "" {
+		return p, nil
+	}
+	c.obs.internal(context.Background(), "auth", "owner", errNoPrincipal)
+	return "", errNoPrincipal
+}
+
+// anonymous reports whether owner is that of a caller without auth: "",
+// a session's, or an address's (quotaOwner).
 func anonymous(owner string) bool {
-	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix)
+	return owner == "" || strings.HasPrefix(owner, sessionOwnerPrefix) || isAddressKey(owner)
 }
 
 // sessionOwnerPrefix starts the owner of an anonymous session.
 const sessionOwnerPrefix = "\x00session "
 
-// anonymousOwner is the owner of the files of a caller without auth in
-// session ss: one owner per session where the protocol has sessions with
-// IDs (2025-11-25 over streamable HTTP), so that anonymous clients do not
-// share one quota, and "" where it has none (stdio, whose one session is
-// one client; 2026-07-28, where each request stands alone). It is a hash
-// of the session ID, which the store records and must not hold (whoever
-// has the ID can speak in the session); the NUL it starts with keeps it
-// from any principal an auth layer names.
-func anonymousOwner(ss *mcp.ServerSession) string {
-	if ss == nil {
-		return ""
-	}
-	return sessionOwner(ss.ID())
-}
+// The anonymous owner of a caller without auth is one owner per session
+// where the protocol has sessions with IDs (2025-11-25 over streamable
+// HTTP), so that anonymous clients do not share one quota, and "" where it
+// has none (stdio, whose one session is one client; 2026-07-28, where each
+// request stands alone). It is a hash of the session ID, which the store
+// records and must not hold (whoever has the ID can speak in the session);
+// the NUL it starts with keeps it from any principal an auth layer names.
 
 // sessionOwner is the anonymous owner of the session whose ID is sid.
 func sessionOwner(sid string) string {
@@ -218,14 +259,6 @@ func sessionOwner(sid string) string {
 	}
 	sum := sha256.Sum256([]byte(sid))
 	return sessionOwnerPrefix + base64.RawURLEncoding.EncodeToString(sum[:18])
-}
-
-func (c *config) principal(ti *auth.TokenInfo) (string, error) {
-	if p := c.Owner(ti); p != "" {
-		return p, nil
-	}
-	c.obs.internal(context.Background(), "auth", "owner", errNoPrincipal)
-	return "", errNoPrincipal
 }
 
 // handler is the HTTP side: the upload endpoint at …/upload.
@@ -264,15 +297,15 @@ func (c *config) handler() http.Handler {
 	})
 }
 
-// httpOwner is the principal of an HTTP request to the transfer endpoints:
-// the SDK's auth token info, when the endpoints are mounted behind the
-// server's auth.
-func (c *config) httpOwner(r *http.Request) (string, bool) {
+// sdkHTTPOwner is the principal of an HTTP request to the transfer
+// endpoints: the go-sdk's auth token info, when the endpoints are mounted
+// behind the server's auth.
+func (c *config) sdkHTTPOwner(r *http.Request) (string, bool) {
 	ti := auth.TokenInfoFromContext(r.Context())
 	if ti == nil {
 		return "", false
 	}
-	p, err := c.principal(ti)
+	p, err := c.ownerOf(sender{principal: func() string { return c.Owner(ti) }})
 	if err != nil {
 		return "\x00no principal", true // matches no token's owner: refused
 	}

@@ -17,19 +17,19 @@ import (
 // and no longer means to offer, or an uploaded file it has consumed by its
 // URI. Its bytes stop counting against the caller's quota at once, and the
 // URI then resolves as one no upload has completed under. Call it from a
-// handler of a server set up with [Register]. Releasing a file that is
+// handler of a server set up with [Register] (or runtime/mcpgo's ServeFiles). Releasing a file that is
 // gone already (released before, or expired) is not an error; a URI that
 // is not one this server issued to the caller is, and nothing is deleted:
 // a caller can release its own files only. (An uploaded file a handler
 // holds as a runtime.File is released with its Release method.)
 func Release(ctx context.Context, uri string) error {
-	r, extra := hook.ResolverFrom(ctx)
+	r, _ := hook.ResolverFrom(ctx)
 	res, ok := r.(*resolver)
 	if !ok {
-		return errors.New("transfer.Release: the request's server does not serve files: call transfer.Register for it")
+		return errors.New("transfer.Release: the request's server does not serve files: call transfer.Register (mcpgo.ServeFiles on mcp-go) for it")
 	}
 	c := res.c
-	owner, err := c.owner(extra, res.session)
+	owner, err := c.ownerOf(res.from)
 	if err != nil {
 		return fmt.Errorf("transfer.Release: %w", err)
 	}

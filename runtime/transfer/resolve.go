@@ -21,7 +21,8 @@ import (
 // runtime (see hook.Resolver).
 type resolver struct {
 	c       *config
-	session *mcp.ServerSession // the request's; nil when unknown
+	from    sender             // who sent the request
+	session *mcp.ServerSession // the request's, on a go-sdk server (for upload pages); nil when unknown
 	reads   *callReads         // the files a tools/call resolved; nil for other requests
 	// progressToken is the tools/call's progress token; nil for none.
 	progressToken any
@@ -43,7 +44,19 @@ var _ hook.Resolver = (*resolver)(nil)
 func (r *resolver) Observer() *observe.Observer { return r.c.obs.Observer }
 
 // Declare records that the server takes the files of schema.
-func (r *resolver) Declare(schema *descriptor.Schema) { hook.AddSchema(r.c.server, schema) }
+func (r *resolver) Declare(schema *descriptor.Schema) { r.c.declare(schema) }
+
+// callReads makes r the resolver of a tools/call, which keeps the files it
+// reads from expiring (Options.ReadFileTTL) until the function it returns
+// is called, at the end of the call.
+func (r *resolver) callReads() (end func()) {
+	r.reads = new(callReads)
+	return func() {
+		for _, id := range r.reads.take() {
+			r.c.reads.end(r.c, id, r.c.ReadFileTTL)
+		}
+	}
+}
 
 // resolveWording is what the resolution of a file URI in an argument says
 // of one that names no file the caller may have, after "Argument … is not
@@ -63,14 +76,16 @@ var resolveWording = uriWording{
 // then the first bytes.
 func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, uri string, d descriptor.File) (hook.Resolved, error) {
 	c := r.c
-	fail := func(reason string) (hook.Resolved, error) {
-		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason}
+	// fail refuses the URI for reason (the text the model reads), with
+	// code, the machine-readable reason of a -32602 refusal.
+	fail := func(reason, code string) (hook.Resolved, error) {
+		return hook.Resolved{}, &runtime.Error{Arg: arg, Rule: runtime.RuleFileURI, Reason: reason, Code: code}
 	}
 	internal := func(step string, err error) (hook.Resolved, error) {
 		logInternal(c.obs, ctx, "resolving a file URI", step, err)
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server's store failed; try again later.", arg)
 	}
-	owner, err := c.owner(extra, r.session)
+	owner, err := c.ownerOf(r.from)
 	if err != nil {
 		return hook.Resolved{}, fmt.Errorf("Argument '%s' could not be read: the server cannot tell who is asking.", arg)
 	}
@@ -79,7 +94,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	pageArg = pageArg && isPageFile(ref.FileID) && uri != r.awaited // an argument names a page
 	if pageArg && !pageOfTool(ref.FileID, r.tool) {
 		// The page told the person which tool asks: its file goes to no other.
-		return fail("it names an upload page that another tool of this server asked for; a page's file goes only to the tool that asked for it")
+		return fail("it names an upload page that another tool of this server asked for; a page's file goes only to the tool that asked for it", ReasonUnauthorized)
 	}
 	if pageArg && le != nil {
 		if err := r.awaitPageArg(ctx, arg, uri, ref); err != nil {
@@ -91,7 +106,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 	case le != nil && le.problem == uriStoreFailed:
 		return internal("store stat", le.err)
 	case le != nil:
-		return fail(le.text(&resolveWording))
+		return fail(le.text(&resolveWording), le.reason())
 	}
 
 	mt, params, ok := parseMediaType(m.MediaType)
@@ -118,7 +133,7 @@ func (r *resolver) Resolve(ctx context.Context, extra *mcp.RequestExtra, arg, ur
 		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return fail(resolveWording[uriMissing])
+			return fail(resolveWording[uriMissing], reasons[uriMissing])
 		case err != nil:
 			return internal("store read", err)
 		}

@@ -167,22 +167,24 @@ type serverInfo struct {
 
 // servers holds the record of each server, by a weak pointer, so that a
 // server the program drops (one per session, say) is dropped here too.
-var servers sync.Map // weak.Pointer[mcp.Server] → *serverInfo
+// A server is a go-sdk *mcp.Server or an mcp-go *server.MCPServer (S is
+// the SDK's server type): the record is the same for either.
+var servers sync.Map // weak.Pointer[S] → *serverInfo
 
-func info(s *mcp.Server) *serverInfo {
+func info[S any](s *S) *serverInfo {
 	k := weak.Make(s)
 	if v, ok := servers.Load(k); ok {
 		return v.(*serverInfo)
 	}
 	v, loaded := servers.LoadOrStore(k, new(serverInfo))
 	if !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { servers.Delete(k) }, k)
+		runtime.AddCleanup(s, func(k weak.Pointer[S]) { servers.Delete(k) }, k)
 	}
 	return v.(*serverInfo)
 }
 
 // Serve records that s serves uploads.
-func Serve(s *mcp.Server) {
+func Serve[S any](s *S) {
 	i := info(s)
 	i.mu.Lock()
 	i.serves = true
@@ -190,7 +192,7 @@ func Serve(s *mcp.Server) {
 }
 
 // Serves reports whether s serves uploads.
-func Serves(s *mcp.Server) bool {
+func Serves[S any](s *S) bool {
 	i := info(s)
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -200,7 +202,7 @@ func Serves(s *mcp.Server) bool {
 // AddSchema records that s takes the files of schema: runtime.AddTool
 // records each tool's arguments, and Elicit each form, through
 // [Resolver.Declare], before the client can see it.
-func AddSchema(s *mcp.Server, schema *descriptor.Schema) {
+func AddSchema[S any](s *S, schema *descriptor.Schema) {
 	i := info(s)
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -210,7 +212,7 @@ func AddSchema(s *mcp.Server, schema *descriptor.Schema) {
 }
 
 // Schemas returns the schemas recorded for s.
-func Schemas(s *mcp.Server) []*descriptor.Schema {
+func Schemas[S any](s *S) []*descriptor.Schema {
 	i := info(s)
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -234,7 +236,7 @@ var NewFetchRef func(url, mediaType, name string) any
 
 // SetFetcher records f as the fetcher of s, for package runtime:
 // runtime.UseFetcher calls it.
-func SetFetcher(s *mcp.Server, f *fetch.Fetcher) {
+func SetFetcher[S any](s *S, f *fetch.Fetcher) {
 	i := info(s)
 	i.mu.Lock()
 	i.fetcher = f
@@ -243,7 +245,7 @@ func SetFetcher(s *mcp.Server, f *fetch.Fetcher) {
 
 // Fetcher returns the fetcher SetFetcher recorded for s, nil when s (or
 // a nil s, an elicitation's) has none.
-func Fetcher(s *mcp.Server) *fetch.Fetcher {
+func Fetcher[S any](s *S) *fetch.Fetcher {
 	if s == nil {
 		return nil
 	}
@@ -256,7 +258,7 @@ func Fetcher(s *mcp.Server) *fetch.Fetcher {
 // SetRefusalForm records form, a runtime.RefusalForm, as how s answers a
 // tool call whose file arguments break a rule: runtime.SetRefusalForm
 // calls it.
-func SetRefusalForm(s *mcp.Server, form int) {
+func SetRefusalForm[S any](s *S, form int) {
 	i := info(s)
 	i.mu.Lock()
 	i.refuse = form
@@ -265,7 +267,7 @@ func SetRefusalForm(s *mcp.Server, form int) {
 
 // RefusalForm returns the form SetRefusalForm recorded for s, 0 (the
 // default) when none was.
-func RefusalForm(s *mcp.Server) int {
+func RefusalForm[S any](s *S) int {
 	if s == nil {
 		return 0
 	}
@@ -286,7 +288,7 @@ var CheckFile func(arg string, d descriptor.File, mt, charset string, size int64
 // SetObserver records o as the observer of s: what package runtime logs
 // and measures of s's tool calls goes to it. transfer.Register sets its
 // own, so that a server's records go to one logger.
-func SetObserver(s *mcp.Server, o *observe.Observer) {
+func SetObserver[S any](s *S, o *observe.Observer) {
 	i := info(s)
 	i.mu.Lock()
 	i.obs = o
@@ -295,7 +297,7 @@ func SetObserver(s *mcp.Server, o *observe.Observer) {
 
 // Observer returns the observer SetObserver recorded for s, or
 // observe.Default().
-func Observer(s *mcp.Server) *observe.Observer {
+func Observer[S any](s *S) *observe.Observer {
 	if s == nil {
 		return observe.Default()
 	}

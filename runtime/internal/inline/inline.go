@@ -17,10 +17,22 @@
 // which is not a data: URI. Everything the fast path does not understand
 // or would refuse goes to the SDK unchanged.
 //
-// Package runtime registers the tools and resolves references; package
-// mcpfileimpl, the decoder, sets [Decode] and recognises references; the
-// serving code calls [Rewrite] on each incoming message and closes the
-// [Scope] it got once the request is answered.
+// The answers to a form runtime.Elicit asks take the same path. On
+// protocol 2026-07-28 they come in the retry of the call (inputResponses):
+// Elicit records the form a tool asks under an input request id
+// ([RecordForm]), and the accepted answers to it get references of the
+// call's scope, resolved for that input request and form only
+// ([ForAnswer]). Before it, Elicit sends elicitation/create itself, and
+// the client's answer is a response of its own (over HTTP, a request of
+// its own) while the call waits: the references of an [Elicitation] are
+// good for its answer only, in the session it was asked in, and are held
+// until Elicit takes them or gives up, within bounds (answer.go).
+//
+// Package runtime registers the tools and forms and resolves references;
+// package mcpfileimpl, the decoder, sets [Decode] and recognises
+// references; the serving code calls [Rewrite] on each incoming message
+// and closes the [Scope] it got once the request is answered, and notes
+// the elicitation/create requests it sends ([Asked]).
 package inline
 
 import (
@@ -82,9 +94,12 @@ type Scope struct {
 
 // entry is the file a reference stands for.
 type entry struct {
-	scope *Scope
-	arg   string
-	file  any // runtime.File
+	scope  *Scope
+	answer string // the input request whose answer it was sent in; "" for an argument or an elicitation/create answer
+	form   string // the schema of the form it was checked against, for an answer
+	arg    string
+	file   any   // runtime.File
+	held   int64 // its bytes, counted in the limits of elicitation answers; -1: not counted
 }
 
 // entries holds every reference not taken yet, by token.
@@ -95,10 +110,14 @@ func newScope(tool string) *Scope {
 	return &Scope{key: rand.Text(), tool: tool}
 }
 
-// add makes a reference to file, sent for arg, and returns its string.
-func (s *Scope) add(arg string, file any) string {
+// add makes a reference to file, sent for arg (of the answer to the input
+// request answer, when not "", checked as a field of the form whose schema
+// is form), and returns its string. held is what the
+// file counts in the limits of elicitation answers (see [reserve]), -1
+// for none.
+func (s *Scope) add(answer, form, arg string, file any, held int64) string {
 	t := rand.Text()
-	entries.Store(t, &entry{scope: s, arg: arg, file: file})
+	entries.Store(t, &entry{scope: s, answer: answer, form: form, arg: arg, file: file, held: held})
 	s.mu.Lock()
 	s.tokens = append(s.tokens, t)
 	s.mu.Unlock()
@@ -116,7 +135,9 @@ func (s *Scope) Close() {
 	s.tokens = nil
 	s.mu.Unlock()
 	for _, t := range tokens {
-		entries.Delete(t)
+		if v, ok := entries.LoadAndDelete(t); ok {
+			v.(*entry).release()
+		}
 	}
 }
 
@@ -133,27 +154,52 @@ func Live(ref []byte) bool {
 
 type bindingKey struct{}
 
-type binding struct{ key, tool string }
+// A binding is what [Take] resolves references for: the scope key of the
+// request, or of the elicitation/create it answers, the tool called ("" for
+// an elicitation/create answer) and the input request whose answer is read
+// ("" for the call's arguments), with the schema of the form it is read
+// as. tools is the registry of the server the
+// tool was added to, where the forms it elicits are recorded.
+type binding struct {
+	key, tool, answer, form string
+	tools                   *tools
+}
 
 // Bind returns ctx carrying the scope key that meta, the params._meta of a
-// call of tool, holds, and removes it from meta, for [Take]. Without one,
-// ctx is returned as it is, and no reference resolves.
-func Bind(ctx context.Context, meta map[string]any, tool string) context.Context {
-	v, ok := meta[MetaKey]
+// call of tool, a tool of s added with runtime.AddTool, holds, and removes
+// it from meta, for [Take]. Without one, no reference of the call's
+// resolves; ctx still names the tool, for [RecordForm].
+func Bind(ctx context.Context, s *mcp.Server, meta map[string]any, tool string) context.Context {
+	var key string
+	if v, ok := meta[MetaKey]; ok {
+		delete(meta, MetaKey)
+		key, _ = v.(string)
+	}
+	b := binding{key: key, tool: tool}
+	if s != nil {
+		b.tools = toolsOf(s)
+	}
+	return context.WithValue(ctx, bindingKey{}, b)
+}
+
+// ForAnswer returns ctx, the context of a call (see [Bind]), resolving
+// the references of the answer to its input request id (protocol
+// 2026-07-28: inputResponses), read as the form whose schema is schema,
+// instead of its arguments'. A reference made for the answer as another
+// form's does not resolve.
+func ForAnswer(ctx context.Context, id, schema string) context.Context {
+	b, ok := ctx.Value(bindingKey{}).(binding)
 	if !ok {
 		return ctx
 	}
-	delete(meta, MetaKey)
-	key, _ := v.(string)
-	if key == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, bindingKey{}, binding{key, tool})
+	b.answer, b.form = id, schema
+	return context.WithValue(ctx, bindingKey{}, b)
 }
 
 // Take returns the file that ref (without quotes) stands for, and forgets
-// it, when it was made for the request, tool and argument arg that ctx
-// (see [Bind]) and arg name; ok is false otherwise.
+// it, when it was made for the request (or elicitation), tool, answer and
+// argument arg that ctx (see [Bind], [ForAnswer], [Elicitation.Bind]) and
+// arg name; ok is false otherwise.
 func Take(ctx context.Context, ref, arg string) (file any, ok bool) {
 	b, _ := ctx.Value(bindingKey{}).(binding)
 	if b.key == "" || len(ref) <= len(Scheme) || ref[:len(Scheme)] != Scheme {
@@ -165,12 +211,13 @@ func Take(ctx context.Context, ref, arg string) (file any, ok bool) {
 		return nil, false
 	}
 	e := v.(*entry)
-	if e.scope.key != b.key || e.scope.tool != b.tool || e.arg != arg {
+	if e.scope.key != b.key || e.scope.tool != b.tool || e.answer != b.answer || e.form != b.form || e.arg != arg {
 		return nil, false
 	}
 	if !entries.CompareAndDelete(t, e) {
 		return nil, false // taken meanwhile
 	}
+	e.release()
 	return e.file, true
 }
 
@@ -181,14 +228,24 @@ var servers sync.Map // weak.Pointer[mcp.Server] → *tools
 type tools struct {
 	mu    sync.RWMutex
 	files map[string]map[string]*descriptor.Prop // tool → argument → property
+	forms map[formKey]map[string]*Form           // → by schema
 }
+
+// A Form is a form a tool elicits: its schema and file fields.
+type Form struct {
+	schema string
+	files  map[string]*descriptor.Prop // field → property
+}
+
+// formKey names the forms a tool elicits as the input request id.
+type formKey struct{ tool, id string }
 
 func toolsOf(s *mcp.Server) *tools {
 	k := weak.Make(s)
 	if v, ok := servers.Load(k); ok {
 		return v.(*tools)
 	}
-	v, loaded := servers.LoadOrStore(k, &tools{files: map[string]map[string]*descriptor.Prop{}})
+	v, loaded := servers.LoadOrStore(k, &tools{files: map[string]map[string]*descriptor.Prop{}, forms: map[formKey]map[string]*Form{}})
 	if !loaded {
 		runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { servers.Delete(k) }, k)
 	}
@@ -203,6 +260,11 @@ func AddTool(s *mcp.Server, name string, files map[string]*descriptor.Prop) {
 	t := toolsOf(s)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for k := range t.forms { // the tool's handler is a new one
+		if k.tool == name {
+			delete(t.forms, k)
+		}
+	}
 	if len(files) == 0 {
 		delete(t.files, name)
 		return
@@ -218,6 +280,60 @@ func ToolFiles(s *mcp.Server) func(tool string) map[string]*descriptor.Prop {
 		t.mu.RLock()
 		defer t.mu.RUnlock()
 		return t.files[tool]
+	}
+}
+
+// maxForms bounds the forms recorded for one tool and input request id:
+// a handler elicits one of a few forms, chosen in its code.
+const maxForms = 16
+
+// RecordForm records that the tool of the call whose context is ctx (see
+// [Bind]) elicits, as input request id (protocol 2026-07-28), the form
+// whose schema is schema and whose file fields are files (field →
+// property), so that the fast path may decode the answer in the retry of
+// the call. A tool that elicits more than one form under the same id has
+// its answers left to the SDK, as does a call not bound by [Bind].
+func RecordForm(ctx context.Context, id, schema string, files map[string]*descriptor.Prop) {
+	b, _ := ctx.Value(bindingKey{}).(binding)
+	if b.tools == nil || len(files) == 0 {
+		return
+	}
+	t := b.tools
+	k := formKey{b.tool, id}
+	t.mu.RLock()
+	_, ok := t.forms[k][schema]
+	t.mu.RUnlock()
+	if ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.forms[k]
+	if m == nil {
+		m = map[string]*Form{}
+		t.forms[k] = m
+	}
+	if len(m) < maxForms {
+		m[schema] = &Form{schema, files}
+	}
+}
+
+// ToolForms returns the function [Conn] takes for s: the form that the
+// tool elicits as input request id, when [RecordForm] recorded exactly
+// one; nil otherwise.
+func ToolForms(s *mcp.Server) func(tool, id string) *Form {
+	t := toolsOf(s)
+	return func(tool, id string) *Form {
+		t.mu.RLock()
+		defer t.mu.RUnlock()
+		m := t.forms[formKey{tool, id}]
+		if len(m) != 1 {
+			return nil
+		}
+		for _, f := range m {
+			return f
+		}
+		return nil
 	}
 }
 

@@ -11,24 +11,44 @@ import (
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
 )
 
+// A Conn is what [Rewrite] knows of where a message comes from.
+type Conn struct {
+	// Files returns the file arguments of a tool (see [ToolFiles]).
+	Files func(tool string) map[string]*descriptor.Prop
+	// Forms returns the file fields of the form a tool elicits as an
+	// input request id (see [ToolForms]); nil: none is known.
+	Forms func(tool, id string) *Form
+	// Asked holds the elicitation/create requests sent on the connection,
+	// and Session names the message's session among them ("" over stdio);
+	// nil Asked: no answer to one is taken.
+	Asked   *Asked
+	Session string
+}
+
 // Rewrite returns msg, one JSON-RPC message (or batch) as a client sent
 // it, as the go-sdk is to read it, with the scope of the references it
-// now holds (nil for none) and the raw JSON of its id.
+// now holds (nil for none, or when they belong to an [Elicitation]) and
+// the raw JSON of its id.
 //
-// When msg is a tools/call of a tool that files records and every one of
-// its file arguments decodes (see [Decode]), each file of at least MinRef
-// bytes of JSON is replaced by a reference, and params._meta gets the
-// scope's key. Otherwise msg is returned as it is; but wherever a client
-// wrote MetaKey into a params._meta, in any message, that member is
-// removed first, so that only the fast path sets it.
+// When msg is a tools/call of a tool that c.Files records and every one
+// of its file arguments decodes (see [Decode]), each file of at least
+// MinRef bytes of JSON is replaced by a reference, and params._meta gets
+// the scope's key; so are the files of the accepted answers in its
+// inputResponses (protocol 2026-07-28) to the forms c.Forms knows, which
+// must decode too. When msg is the response to an elicitation/create of
+// an [Elicitation] (see [Asked]), accepting the form, and every file of
+// its content decodes, each such file is replaced by a reference that the
+// Elicitation holds. Otherwise msg is returned as it is; but wherever a
+// client wrote MetaKey into a params._meta, in any message, that member
+// is removed first, so that only the fast path sets it.
 //
 // out is msg itself when nothing changed; otherwise a new slice, which
 // holds nothing of a file that was replaced. The large files replaced are
 // decoded in place (see [Decode]): their bytes are then msg's, which the
 // caller must neither write nor hand to anyone else; a message declined,
-// a call refused included, is left as it came.
-func Rewrite(msg []byte, files func(tool string) map[string]*descriptor.Prop) (out []byte, sc *Scope, id []byte) {
-	r := rewriter{msg: msg, files: files}
+// a call or answer refused included, is left as it came.
+func Rewrite(msg []byte, c Conn) (out []byte, sc *Scope, id []byte) {
+	r := rewriter{msg: msg, conn: c}
 	i := jsonwalk.SkipWS(msg, 0)
 	if i == len(msg) {
 		return msg, nil, nil
@@ -66,11 +86,22 @@ type edit struct {
 
 type rewriter struct {
 	msg   []byte
-	files func(tool string) map[string]*descriptor.Prop
+	conn  Conn
 	edits []edit
 
 	objects map[int][]member // the members of the objects walk went into, by start
 	plain   map[int]bool     // whether the strings it scanned are plain, by start
+
+	undos []func() // write back the files decoded in msg itself (see Decode)
+}
+
+// undo writes back every file decoded in msg itself, so that a message the
+// fast path declines after decoding some goes to the SDK as it came.
+func (r *rewriter) undo() {
+	for _, u := range slices.Backward(r.undos) {
+		u()
+	}
+	r.undos = nil
 }
 
 // member is a member of an object: key (unescaped) and the spans in msg.
@@ -171,17 +202,44 @@ func (r *rewriter) walk(start, end int) ([]member, bool) {
 		r.plain[at] = plain
 		return next, ok, true
 	}
-	params := func(key string, at int) (int, bool, bool) {
-		if key != "arguments" || r.msg[at] != '{' {
+	// An answer to a form: its content, at depth.
+	answer := func(depth int) func(string, int) (int, bool, bool) {
+		return func(key string, at int) (int, bool, bool) {
+			if key != "content" || r.msg[at] != '{' {
+				return 0, false, false
+			}
+			return into(depth, args)(at)
+		}
+	}
+	responses := func(_ string, at int) (int, bool, bool) {
+		if r.msg[at] != '{' {
 			return 0, false, false
 		}
-		return into(3, args)(at)
+		return into(4, answer(5))(at)
+	}
+	params := func(key string, at int) (int, bool, bool) {
+		if r.msg[at] != '{' {
+			return 0, false, false
+		}
+		switch key {
+		case "arguments":
+			return into(3, args)(at)
+		case "inputResponses":
+			return into(3, responses)(at)
+		}
+		return 0, false, false
 	}
 	top := func(key string, at int) (int, bool, bool) {
-		if key != "params" || r.msg[at] != '{' {
+		if r.msg[at] != '{' {
 			return 0, false, false
 		}
-		return into(2, params)(at)
+		switch key {
+		case "params":
+			return into(2, params)(at)
+		case "result":
+			return into(2, answer(3))(at)
+		}
+		return 0, false, false
 	}
 	ms, next, ok := r.object(start, end, 1, top)
 	return ms, ok && jsonwalk.SkipWS(r.msg[:end], next) == end
@@ -208,7 +266,7 @@ func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
 	if !ok {
 		return nil, nil
 	}
-	var method, params, id *member
+	var method, params, id, result *member
 	count := map[string]int{}
 	for i := range top {
 		m := &top[i]
@@ -219,6 +277,8 @@ func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
 			params = m
 		case "id":
 			id = m
+		case "result":
+			result = m
 		default:
 			continue
 		}
@@ -233,6 +293,12 @@ func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
 				pm = ms
 			}
 		}
+	}
+	if fast && method == nil && params == nil && result != nil && id != nil && count["id"] == 1 && count["result"] == 1 && r.conn.Asked != nil {
+		if el := r.conn.Asked.take(r.conn.Session, IDKey(r.span(id.valSpan))); el != nil {
+			r.elicited(el, result)
+		}
+		return nil, nil
 	}
 	if !fast || method == nil || params == nil || id == nil || count["method"] > 1 || count["params"] > 1 || count["id"] > 1 {
 		return nil, nil
@@ -288,11 +354,20 @@ func (r *rewriter) replaceObject(obj jsonwalk.Span, ms []member, first string) {
 	r.edits = append(r.edits, edit{start: obj.Start, end: obj.End, repl: b.String()})
 }
 
+// A ref is a file to replace by a reference.
+type ref struct {
+	span   jsonwalk.Span // its JSON string in msg
+	answer string        // the input request whose answer it is in; "" for an argument
+	form   string        // the form's schema, for an input request's answer
+	arg    string
+	file   any
+}
+
 // call tries the fast path on a tools/call whose params member and
 // members are p and pm; it returns nil when it does not apply, having
 // made no reference.
 func (r *rewriter) call(p *member, pm []member) *Scope {
-	var name, args, meta *member
+	var name, args, meta, responses *member
 	for i := range pm {
 		m := &pm[i]
 		var slot **member
@@ -303,6 +378,8 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 			slot = &args
 		case "_meta":
 			slot = &meta
+		case "inputResponses":
+			slot = &responses
 		default:
 			continue
 		}
@@ -311,7 +388,7 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 		}
 		*slot = m
 	}
-	if name == nil || args == nil || r.msg[args.valSpan.Start] != '{' {
+	if name == nil || (args != nil && r.msg[args.valSpan.Start] != '{') {
 		return nil
 	}
 	if meta != nil && r.msg[meta.valSpan.Start] != '{' {
@@ -322,60 +399,26 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 		return nil
 	}
 	tool := string(tok[1 : len(tok)-1])
-	props := r.files(tool)
-	if props == nil {
-		return nil
-	}
-	am, _ := r.members(args.valSpan.Start, args.valSpan.End)
-	type ref struct {
-		span jsonwalk.Span
-		arg  string
-		file any
-	}
 	var refs []ref
-	var undos []func() // of the files decoded in msg itself
-	decline := func() *Scope {
-		// msg goes to the SDK as it came.
-		for _, u := range slices.Backward(undos) {
-			u()
+	if props := r.conn.Files(tool); props != nil && args != nil {
+		if !r.decodeFiles(args.valSpan, props, "", "", &refs) {
+			r.undo()
+			return nil
 		}
-		return nil
 	}
-	seen := map[string]bool{}
-	for _, m := range am {
-		raw := r.msg[m.keySpan.Start+1 : m.keySpan.End-1]
-		prop := props[m.key]
-		if prop == nil {
-			continue
-		}
-		if string(raw) != m.key || seen[m.key] {
-			return decline() // an escaped or repeated file member: left to the decoder
-		}
-		seen[m.key] = true
-		val := r.span(m.valSpan)
-		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any, undo func()) {
-			start := cap(r.msg) - cap(s) // s is a subslice of msg
-			arg := m.key
-			if i >= 0 {
-				arg += "[" + strconv.Itoa(i) + "]"
-			}
-			if undo != nil {
-				undos = append(undos, undo)
-			}
-			if len(s) >= MinRef {
-				refs = append(refs, ref{jsonwalk.Span{Start: start, End: start + len(s)}, arg, file})
-			}
-		})
-		if err != nil {
-			return decline() // refused: the SDK carries it to the handler, which says why
+	if responses != nil && r.conn.Forms != nil && r.msg[responses.valSpan.Start] == '{' {
+		if !r.answers(tool, responses.valSpan, &refs) {
+			r.undo()
+			return nil
 		}
 	}
 	if len(refs) == 0 {
-		return decline()
+		r.undo()
+		return nil
 	}
 	sc := newScope(tool)
 	for _, f := range refs {
-		r.edits = append(r.edits, edit{start: f.span.Start, end: f.span.End, repl: `"` + sc.add(f.arg, f.file) + `"`})
+		r.edits = append(r.edits, edit{start: f.span.Start, end: f.span.End, repl: `"` + sc.add(f.answer, f.form, f.arg, f.file, -1) + `"`})
 	}
 	keyMember := strconv.Quote(MetaKey) + ":" + strconv.Quote(sc.key)
 	if meta == nil {
@@ -386,6 +429,126 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 	ms, _ := r.members(meta.valSpan.Start, meta.valSpan.End)
 	r.replaceObject(meta.valSpan, ms, keyMember)
 	return sc
+}
+
+// decodeFiles decodes the files of the object at obj whose members props
+// describes (the arguments of a call, the content of a form's answer),
+// adding those of at least MinRef bytes of JSON to refs, as sent in the
+// answer to input request answer ("" for none) read as form. It reports
+// false when a file is refused or the object is one the fast path leaves
+// to the decoder.
+func (r *rewriter) decodeFiles(obj jsonwalk.Span, props map[string]*descriptor.Prop, answer, form string, refs *[]ref) bool {
+	am, _ := r.members(obj.Start, obj.End)
+	seen := map[string]bool{}
+	for _, m := range am {
+		raw := r.msg[m.keySpan.Start+1 : m.keySpan.End-1]
+		prop := props[m.key]
+		if prop == nil {
+			continue
+		}
+		if string(raw) != m.key || seen[m.key] {
+			return false // an escaped or repeated file member: left to the decoder
+		}
+		seen[m.key] = true
+		val := r.span(m.valSpan)
+		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any, undo func()) {
+			start := cap(r.msg) - cap(s) // s is a subslice of msg
+			arg := m.key
+			if i >= 0 {
+				arg += "[" + strconv.Itoa(i) + "]"
+			}
+			if undo != nil {
+				r.undos = append(r.undos, undo)
+			}
+			if len(s) >= MinRef {
+				*refs = append(*refs, ref{jsonwalk.Span{Start: start, End: start + len(s)}, answer, form, arg, file})
+			}
+		})
+		if err != nil {
+			return false // refused: the SDK carries it to the handler, which says why
+		}
+	}
+	return true
+}
+
+// answers decodes the files of the accepted answers in the inputResponses
+// object at obj of a call of tool, to the forms c.Forms knows, adding them
+// to refs; it reports false when one is refused or left to the decoder.
+func (r *rewriter) answers(tool string, obj jsonwalk.Span, refs *[]ref) bool {
+	rm, _ := r.members(obj.Start, obj.End)
+	seen := map[string]bool{}
+	for _, m := range rm {
+		raw := r.msg[m.keySpan.Start+1 : m.keySpan.End-1]
+		if seen[m.key] || string(raw) != m.key {
+			return false // repeated or escaped: left to the SDK
+		}
+		seen[m.key] = true
+		form := r.conn.Forms(tool, m.key)
+		if form == nil {
+			continue
+		}
+		content, ok := r.accepted(m.valSpan)
+		if !ok {
+			continue
+		}
+		if !r.decodeFiles(content, form.files, m.key, form.schema, refs) {
+			return false
+		}
+	}
+	return true
+}
+
+// accepted returns the content of the answer at ans, a form's answer,
+// when it accepts the form: its action is "accept", written plainly, and
+// its content an object, neither repeated.
+func (r *rewriter) accepted(ans jsonwalk.Span) (content jsonwalk.Span, ok bool) {
+	if r.msg[ans.Start] != '{' {
+		return content, false
+	}
+	ms, _ := r.members(ans.Start, ans.End)
+	var action, c *member
+	for i := range ms {
+		m := &ms[i]
+		var slot **member
+		switch m.key {
+		case "action":
+			slot = &action
+		case "content":
+			slot = &c
+		default:
+			continue
+		}
+		if *slot != nil {
+			return content, false
+		}
+		*slot = m
+	}
+	if action == nil || c == nil || string(r.span(action.valSpan)) != `"accept"` || r.msg[c.valSpan.Start] != '{' {
+		return content, false
+	}
+	return c.valSpan, true
+}
+
+// elicited tries the fast path on the result at res of a response to the
+// elicitation/create of el: the references of its files are el's.
+func (r *rewriter) elicited(el *Elicitation, res *member) {
+	content, ok := r.accepted(res.valSpan)
+	if !ok {
+		return
+	}
+	var refs []ref
+	if !r.decodeFiles(content, el.files, "", "", &refs) || len(refs) == 0 {
+		r.undo()
+		return
+	}
+	strs, ok := el.addAnswer(refs)
+	if !ok {
+		r.undo()
+		return
+	}
+	for i, f := range refs {
+		r.edits = append(r.edits, edit{start: f.span.Start, end: f.span.End, repl: `"` + strs[i] + `"`})
+	}
 }
 
 // apply returns msg with the edits made.

@@ -2,30 +2,33 @@ package inline_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	_ "github.com/mcpfile/mcpfile/runtime/mcpfileimpl" // sets inline.Decode
 )
 
-// files is a tool "t" whose argument "f" takes a text file of up to 1 MiB,
-// and "h" an array of them.
-func files(t testing.TB) func(string) map[string]*descriptor.Prop {
+// files is a connection with a tool "t" whose argument "f" takes a text
+// file of up to 1 MiB, and "h" an array of them.
+func files(t testing.TB) inline.Conn {
 	const file = `{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain"],"maxSize":1048576}}`
 	d, err := descriptor.For(json.RawMessage(`{"type":"object","properties":{"f":` + file + `,"h":{"type":"array","items":` + file + `}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(tool string) map[string]*descriptor.Prop {
+	return inline.Conn{Files: func(tool string) map[string]*descriptor.Prop {
 		if tool == "t" {
 			return d.Props
 		}
 		return nil
-	}
+	}}
 }
 
 var (
@@ -164,27 +167,46 @@ func TestRewriteCall(t *testing.T) {
 }
 
 // FuzzRewrite: whatever a client sends, Rewrite returns well-formed JSON
-// for well-formed JSON, no scope key but the one it made reaches the SDK,
-// and a message it declines is left as it came (a file is decoded in
-// place only in a message it takes).
+// for well-formed JSON, and no scope key but the one it made reaches the
+// SDK; it makes references only for a call's scope or the answer to the
+// elicitation asked (request id 1), which the answer's do not outlive;
+// and a message from which it takes no file is left as it came (a file
+// is decoded in place only in a message taken).
 func FuzzRewrite(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `},"_meta":{"io.mcpfile/inline":"k"}}}`,
 		`{"id":1,"method":"x","params":{"_meta":{"a":1,"io.mcpfile\/inline":"k"}}}`,
 		`[{"id":1,"method":"x","params":{"_meta":{"io.mcpfile/inline":"k"}}},{}]`,
 		`{"id":"a","method":"tools/call","params":{"name":"t","arguments":{"f":"data:,x"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{},"inputResponses":{"file":` + accepted + `}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + accepted + `}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"f":"data:,x"}}}`,
 		`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"h":[` + bigURI + `,"data:,x"]}}}`,
 		`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + bigURI + `,` + strings.Replace(bigURI, "dGV4", "dGV=", 1) + `]}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"f":` + bigURI + `,"n":1,"f":1}}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	tools := files(f)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v"}, nil)
+	inline.RecordForm(inline.Bind(context.Background(), s, nil, "t"), "file", formSchema, formFiles(f))
+	tools.Forms = inline.ToolForms(s)
+	tools.Asked = inline.NewAsked()
 	f.Fuzz(func(t *testing.T, b []byte) {
+		held := inline.Held()
+		el := inline.Ask(formFiles(t))
+		tools.Asked.Sent("", request(el, "1"))
 		in := bytes.Clone(b)
 		out, sc, _ := inline.Rewrite(b, tools)
 		defer sc.Close()
-		if sc == nil && !bytes.Equal(b, in) {
-			t.Fatalf("Rewrite(%.300s) declined, but changed the message", in)
+		taken := inline.Held() > held
+		el.Close()
+		if n := inline.Held() - held; (sc == nil && n != 0) || (sc != nil && n == 0) {
+			t.Fatalf("Rewrite(%.300s): %d references held once the elicitation is closed, scope made: %v", in, n, sc != nil)
+		}
+		// A file is decoded in place only in a message taken.
+		if !taken && !bytes.Equal(b, in) {
+			t.Fatalf("Rewrite(%.300s) took nothing, but changed the message", in)
 		}
 		if !json.Valid(in) {
 			return

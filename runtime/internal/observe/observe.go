@@ -60,6 +60,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -124,9 +125,10 @@ type Options struct {
 // one fetcher). Its methods are safe for concurrent use; a nil Observer
 // is the default one.
 type Observer struct {
-	logger *slog.Logger
-	pseudo func(string) string
-	m      *instruments
+	logger   *slog.Logger
+	fallback atomic.Pointer[slog.Logger] // used in place of slog.Default() when logger is nil
+	pseudo   func(string) string
+	m        *instruments
 }
 
 // New returns the Observer of o.
@@ -155,12 +157,27 @@ func (o *Observer) or() *Observer {
 	return o
 }
 
-// Logger returns the logger o writes to.
+// Logger returns the logger o writes to: its Options.Logger, else the
+// one SetFallback gave it, else slog.Default().
 func (o *Observer) Logger() *slog.Logger {
-	if o = o.or(); o.logger != nil {
+	o = o.or()
+	if o.logger != nil {
 		return o.logger
 	}
+	if l := o.fallback.Load(); l != nil {
+		return l
+	}
 	return slog.Default()
+}
+
+// SetFallback makes l the logger of o when it was made without one, in
+// place of slog.Default(); nil goes back to slog.Default(). An Observer
+// made with a logger keeps it. It does nothing to the default Observer.
+func (o *Observer) SetFallback(l *slog.Logger) {
+	if o == nil || o == Default() {
+		return
+	}
+	o.fallback.Store(l)
 }
 
 // owner is the attribute of owner: its pseudonym, or "anonymous" for the

@@ -25,10 +25,12 @@ import (
 type Args struct {
 	// Decode checks args, the call's arguments, against the input schema,
 	// decodes them into dst (a pointer to a value of the type) with its
-	// generated decoder, and fetches with ft the files a host named by URL
-	// (nil ft: the server fetches nothing, and says so). Its error is the
-	// text the model reads, as runtime.AddTool answers it: never file
-	// bytes.
+	// generated decoder, resolves through the resolver in ctx (see
+	// package hook) the uploaded files its file URIs name, and fetches
+	// with ft the files a host named by URL (nil ft: the server fetches
+	// nothing, and says so). Its error is the text the model reads, as
+	// runtime.AddTool answers it: never file bytes; it is recorded, with
+	// the tool's name, as runtime.AddTool records it.
 	Decode func(ctx context.Context, ft *fetch.Fetcher, args json.RawMessage, dst any) error
 
 	// OpenAIFields are the top-level arguments that take ChatGPT file
@@ -42,9 +44,9 @@ type Args struct {
 }
 
 // New returns the Args of the type t, whose generated object schema is
-// schema. It is an error when the schema cannot be used. Package runtime
-// sets it.
-var New func(t reflect.Type, schema json.RawMessage) (*Args, error)
+// schema, for the tool named tool. It is an error when the schema cannot
+// be used. Package runtime sets it.
+var New func(t reflect.Type, schema json.RawMessage, tool string) (*Args, error)
 
 // A Form is what eliciting the form of one generated type does with the
 // user's answers, as runtime.Elicit does for a go-sdk server.

@@ -13,8 +13,10 @@ import (
 
 // TestLinksNoServer: the client, and every package of this module it
 // imports, import none of the server: a Go program that only uploads and
-// downloads links the wire types and nothing of the transfer server, its
-// stores, its pages, the runtime or the generated-code package. It reads
+// downloads links the wire types, the one reader of x-mcp-file's values
+// (descriptor, SDK-free, whose accept and transferModes rules the client
+// checks files against) and nothing of the transfer server, its stores,
+// its pages, the runtime or the generated-code package. It reads
 // the import lines of the packages' non-test files (all of them, whatever
 // their build constraints), from the client's directory up.
 func TestLinksNoServer(t *testing.T) {
@@ -24,6 +26,8 @@ func TestLinksNoServer(t *testing.T) {
 		module + "/runtime/transfer/client",
 		module + "/runtime/transfer/wire",
 		module + "/runtime/internal/text",
+		module + "/runtime/internal/descriptor",
+		module + "/runtime/internal/jsonwalk",
 	}
 	forbiddenStd := []string{"html/template"}
 	seen := map[string]bool{}

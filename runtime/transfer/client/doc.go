@@ -22,6 +22,31 @@
 // [UploadPath] uploads a file on disk; [Upload] a [File] read from any
 // io.Reader of known size.
 //
+// # Calling a tool with local files
+//
+// [CallTool] is the whole call, schema-driven: given a tool (from
+// tools/list; [FindTool] finds one by name), values for its other
+// arguments and [LocalFile]s for its file fields, it checks each file
+// against its field's x-mcp-file before anything is sent (a media type
+// accept allows, at most maxSize bytes, a transfer mode transferModes
+// lists, at most maxItems files), sends each one inline as a data: URI or
+// uploads it as [CallOptions.Mode] and the file's size decide, calls the
+// tool and returns the result. A file that does not fit is
+// [ErrArguments], saying which rule and why, and nothing was sent.
+// [ToolArguments] builds the arguments without calling; [FormContent]
+// answers an elicitation form's file fields the same way.
+//
+//	tool, err := client.FindTool(ctx, cs, "analyze_document")
+//	…
+//	res, err := client.CallTool(ctx, cs, tool, map[string]any{"title": "Q3"},
+//		map[string][]client.LocalFile{"document": {{Path: "report.pdf"}}}, nil)
+//
+// [Outputs] lists the files a result holds (file blocks, FileValues in
+// structuredContent, resource links of file URIs, embedded resources),
+// and [Save] writes one to a directory, downloaded and verified against
+// its declared size and digest, under its name made safe, never over an
+// existing file.
+//
 // # Downloads and file blocks
 //
 // [AuthorizeDownload] asks for a download of a file URI; [Download]
@@ -39,7 +64,10 @@
 // know fails the whole CallTool). [WrapTransport] wraps the client's
 // transport to do both: declare [FilesCapability] under experimental.files
 // and it is sent where SEP-2631 puts it, and each file block arrives as a
-// resource link whose FileValue [FileOf] returns:
+// resource link whose FileValue [FileOf] returns (a
+// *mcp.StreamableClientTransport is wrapped in its HTTP client, so that
+// the SDK still opens the standalone stream a server's messages outside a
+// call arrive on):
 //
 //	c := mcp.NewClient(impl, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
 //		Experimental: map[string]any{"files": client.FilesCapability()}}})

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -92,5 +93,50 @@ func ExampleDownload() {
 			log.Fatal(err)
 		}
 		fmt.Printf("%s: %d bytes, sha-256 verified, in %s\n", fv.Name, got.Size, tmp.Name())
+	}
+}
+
+// An agent calls a tool with a local file for its file field: CallTool
+// checks the file against the field's x-mcp-file (accept, maxSize,
+// transferModes) before anything is sent, sends it inline or uploads it,
+// and calls the tool; Outputs and Save keep the files the tool returns,
+// verified. (It needs a server at the endpoint, so it is compiled, not
+// run.)
+func ExampleCallTool() {
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Experimental: map[string]any{"files": client.FilesCapability()}},
+	})
+	if err := client.Enable(c); err != nil { // before Connect
+		log.Fatal(err)
+	}
+	t := client.WrapTransport(&mcp.StreamableClientTransport{Endpoint: "https://tools.example.com/mcp"}, nil)
+	cs, err := c.Connect(ctx, t, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	tool, err := client.FindTool(ctx, cs, "analyze_document")
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := client.CallTool(ctx, cs, tool,
+		map[string]any{"title": "Q3 report"},
+		map[string][]client.LocalFile{"document": {{Path: "report.pdf"}}},
+		&client.CallOptions{Sent: func(f client.SentFile) {
+			fmt.Printf("sent %s for %s (uploaded: %v)\n", f.Path, f.Field, f.Uploaded)
+		}})
+	if errors.Is(err, client.ErrArguments) {
+		log.Fatal(err) // such as: argument "document" takes files of at most 10485760 bytes (maxSize); …
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	for _, out := range client.Outputs(res) {
+		path, err := client.Save(ctx, cs, out, ".", nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("saved", out, "as", path)
 	}
 }

@@ -42,7 +42,17 @@ func FilesCapability() map[string]any {
 // client can declare files.download and read the results it then gets.
 // seen, when not nil, is called with each file block's FileValue as it
 // arrives (from the connection's reading goroutine).
+//
+// A *mcp.StreamableClientTransport is wrapped under the SDK, in a copy
+// whose HTTP client rewrites the messages (request bodies, JSON answers,
+// the events of SSE streams): wrapping its connection would keep the SDK
+// from opening the standalone stream that carries what a server sends
+// outside a call (see fileblock_http.go). Other transports have their
+// connection wrapped.
 func WrapTransport(t mcp.Transport, seen func(wire.FileValue)) mcp.Transport {
+	if st, ok := t.(*mcp.StreamableClientTransport); ok && st != nil {
+		return wrapStreamable(st, &fileBlockConn{seen: seen})
+	}
 	return &fileBlockTransport{t: t, seen: seen}
 }
 

@@ -3,8 +3,6 @@ package call
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -59,106 +57,21 @@ func ParseArg(s string) (Arg, error) {
 	return a, nil
 }
 
-// A field is a file argument of a tool: its x-mcp-file (SEP-2356) and
-// transferModes (SEP-2631).
-type field struct {
-	name      string
-	array     bool
-	maxItems  int // -1: none
-	accept    []string
-	hasAccept bool
-	maxSize   int64 // -1: none
-	modes     []string
-}
-
-// allows reports whether transferModes allows mode ("inline" or
-// "upload"): an absent transferModes allows both.
-func (f *field) allows(mode string) bool {
-	if f.modes == nil {
-		return true
-	}
-	for _, m := range f.modes {
-		if m == mode {
-			return true
-		}
-	}
-	return false
-}
-
-// A schema is what call needs of a tool's input schema.
-type schema struct {
-	props    map[string]json.RawMessage
-	types    map[string][]string // each property's "type"
-	files    map[string]*field
-	required []string
-}
-
-// readSchema reads a tool's input schema, as tools/list gave it.
-func readSchema(raw json.RawMessage) (*schema, error) {
+// propTypes returns the "type" of each property of the object schema
+// raw, for converting name=value arguments.
+func propTypes(raw json.RawMessage) map[string][]string {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("its input schema is not a JSON object: %v", err)
-	}
-	sc := &schema{props: s.Properties, types: map[string][]string{}, files: map[string]*field{}, required: s.Required}
+	json.Unmarshal(raw, &s)
+	types := map[string][]string{}
 	for name, p := range s.Properties {
 		var m map[string]json.RawMessage
-		if json.Unmarshal(p, &m) != nil {
-			continue
-		}
-		sc.types[name] = typesOf(m)
-		kw, ok := m["x-mcp-file"]
-		f := &field{name: name, maxItems: -1, maxSize: -1}
-		if !ok {
-			var items map[string]json.RawMessage
-			json.Unmarshal(m["items"], &items)
-			if kw, ok = items["x-mcp-file"]; !ok {
-				continue
-			}
-			f.array = true
-			if v, ok := m["maxItems"]; ok {
-				var x float64
-				if json.Unmarshal(v, &x) == nil && x >= 0 {
-					f.maxItems = int(x)
-				}
-			}
-		}
-		if err := f.read(kw); err != nil {
-			return nil, fmt.Errorf("argument %q: x-mcp-file: %v", name, err)
-		}
-		sc.files[name] = f
-	}
-	return sc, nil
-}
-
-// read reads the members of an x-mcp-file keyword.
-func (f *field) read(kw json.RawMessage) error {
-	var k struct {
-		Accept        *[]string `json:"accept"`
-		MaxSize       *float64  `json:"maxSize"`
-		TransferModes *[]string `json:"transferModes"`
-	}
-	if err := json.Unmarshal(kw, &k); err != nil {
-		return fmt.Errorf("not an object of accept, maxSize and transferModes: %v", err)
-	}
-	if k.Accept != nil {
-		f.accept, f.hasAccept = *k.Accept, true
-	}
-	if k.MaxSize != nil {
-		if *k.MaxSize < 0 || *k.MaxSize != math.Trunc(*k.MaxSize) {
-			return fmt.Errorf("maxSize %v is not a non-negative integer", *k.MaxSize)
-		}
-		f.maxSize = int64(*k.MaxSize)
-	}
-	if k.TransferModes != nil {
-		f.modes = *k.TransferModes
-		if len(f.modes) == 0 {
-			return fmt.Errorf("transferModes is empty (want inline, upload or both)")
+		if json.Unmarshal(p, &m) == nil {
+			types[name] = typesOf(m)
 		}
 	}
-	return nil
+	return types
 }
 
 func typesOf(m map[string]json.RawMessage) []string {
@@ -171,29 +84,14 @@ func typesOf(m map[string]json.RawMessage) []string {
 	return many
 }
 
-// names lists the schema's properties, file arguments marked, for errors.
-func (s *schema) names() string {
-	var out []string
-	for n := range s.props {
-		if s.files[n] != nil {
-			n += "=@path"
-		}
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		return "it takes none"
-	}
-	return "want " + strings.Join(out, ", ")
-}
-
-// value converts a name=value argument as its property's type says: a
-// number, an integer or a boolean is parsed, anything else is a string.
-func (s *schema) value(a Arg) (any, error) {
+// value converts a name=value argument as its property's type (of
+// types, by property) says: a number, an integer or a boolean is parsed,
+// anything else is a string.
+func value(types map[string][]string, a Arg) (any, error) {
 	if a.JSON {
 		return json.RawMessage(a.Value), nil
 	}
-	ts := s.types[a.Name]
+	ts := types[a.Name]
 	has := func(t string) bool {
 		for _, x := range ts {
 			if x == t {

@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/cmd/mcpfile/internal/call"
 	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
@@ -121,7 +120,7 @@ func (r *runner) downloadTool(ctx context.Context, name string, args map[string]
 	switch {
 	case r.fileBlocks.Load() != before:
 		r.res.add("download.fallback", "fail", tg, "a file content block went to a client that did not declare files.download")
-	case len(call.Outputs(res)) == 0:
+	case len(client.Outputs(res)) == 0:
 		r.res.add("download.fallback", "fail", tg, "the result names no file in a form a client without files.download reads (a FileValue in structuredContent, a resource_link, an embedded resource)")
 	default:
 		r.res.add("download.fallback", "pass", tg, "")
@@ -141,7 +140,7 @@ func (r *runner) downloadTool(ctx context.Context, name string, args map[string]
 		return nil
 	}
 	n := 0
-	for _, out := range call.Outputs(res) {
+	for _, out := range client.Outputs(res) {
 		if out.Data != nil || out.File.URI == "" {
 			continue
 		}

@@ -124,6 +124,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"-fetch-host", ","}, "empty host name"},
+		{[]string{"-public-url", "ftp://example.com/files/"}, `-public-url "ftp://example.com/files/": want an absolute http or https URL`},
 	} {
 		var stderr strings.Builder
 		if code := run(t.Context(), tt.args, strings.NewReader(""), io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) {

@@ -4,7 +4,7 @@
 // path takes.
 package inlinetypes
 
-//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type Files,HostFiles,Image
+//go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type Files,HostFiles,Image,Form,Question
 
 import "github.com/mcpfile/mcpfile/runtime"
 
@@ -30,4 +30,17 @@ type HostFiles struct {
 // examples/describe_image takes one of up to 5 MiB.
 type Image struct {
 	Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=24MiB"`
+}
+
+// Form is a form a tool elicits: a file of each Go type a form takes, and
+// an ordinary field.
+type Form struct {
+	Photo runtime.File  `json:"photo" mcpfile:"accept=image/png,maxSize=5MiB"`
+	Extra *runtime.File `json:"extra,omitempty" mcpfile:"maxSize=5MiB,sniff=false"`
+	Note  string        `json:"note,omitempty"`
+}
+
+// Question is the argument of a tool that elicits a Form.
+type Question struct {
+	Message string `json:"message,omitempty"`
 }

@@ -119,6 +119,61 @@ func (t *Files) UnmarshalJSON(b []byte) error {
 	return mcpfileObjectFiles.Unmarshal(b, (*Files)(t), mcpfileimpl.Into(&t.Image), mcpfileimpl.Into(&t.Extra), mcpfileimpl.IntoNamed(&t.Docs, &t.Names), mcpfileimpl.Into(&t.URI))
 }
 
+// If this fails to compile, Form changed since mcpfilegen ran: run go generate.
+var _ Form = mcpfileStructForm_changed_run_go_generate{}
+
+type mcpfileStructForm_changed_run_go_generate = struct {
+	Photo runtime.File  `json:"photo" mcpfile:"accept=image/png,maxSize=5MiB"`
+	Extra *runtime.File `json:"extra,omitempty" mcpfile:"maxSize=5MiB,sniff=false"`
+	Note  string        `json:"note,omitempty"`
+}
+
+// MCPSchema returns the JSON Schema of Form, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (Form) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaForm)
+}
+
+const mcpfileSchemaForm = `{
+  "properties": {
+    "photo": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "image/png"
+        ],
+        "maxSize": 5242880
+      }
+    },
+    "extra": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "maxSize": 5242880
+      }
+    },
+    "note": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "photo"
+  ],
+  "description": "Form is a form a tool elicits: a file of each Go type a form takes, and an ordinary field."
+}`
+
+var mcpfileObjectForm = mcpfileimpl.NewObject(mcpfileSchemaForm, []string{"photo", "extra", "note"}, []string{"photo", "extra"}, "extra")
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *Form) UnmarshalJSON(b []byte) error {
+	type Form mcpfileStructForm_changed_run_go_generate
+	return mcpfileObjectForm.Unmarshal(b, (*Form)(t), mcpfileimpl.Into(&t.Photo), mcpfileimpl.Into(&t.Extra))
+}
+
 // If this fails to compile, HostFiles changed since mcpfilegen ran: run go generate.
 var _ HostFiles = mcpfileStructHostFiles_changed_run_go_generate{}
 
@@ -272,3 +327,27 @@ func (t *Image) UnmarshalJSON(b []byte) error {
 	type Image mcpfileStructImage_changed_run_go_generate
 	return mcpfileObjectImage.Unmarshal(b, (*Image)(t), mcpfileimpl.Into(&t.Image))
 }
+
+// If this fails to compile, Question changed since mcpfilegen ran: run go generate.
+var _ Question = mcpfileStructQuestion_changed_run_go_generate{}
+
+type mcpfileStructQuestion_changed_run_go_generate = struct {
+	Message string `json:"message,omitempty"`
+}
+
+// MCPSchema returns the JSON Schema of Question, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (Question) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaQuestion)
+}
+
+const mcpfileSchemaQuestion = `{
+  "properties": {
+    "message": {
+      "type": "string"
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "description": "Question is the argument of a tool that elicits a Form."
+}`

@@ -1,4 +1,4 @@
-package call
+package client
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpfile/mcpfile/runtime/transfer/client"
 	"github.com/mcpfile/mcpfile/runtime/transfer/wire"
 )
 
 // An Output is a file a tool returned: a FileValue of its
 // structuredContent, or a content block: a file block (made a resource
-// link by client.WrapTransport), a resource link, an embedded resource.
+// link by [WrapTransport]), a resource link of a file URI, an embedded
+// resource.
 type Output struct {
 	// File is what the result says of it: its URI, and its name, media
 	// type, size and digest where given.
@@ -71,7 +71,7 @@ func Outputs(res *mcp.CallToolResult) []Output {
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.ResourceLink:
-			if fv, ok := client.FileOf(c); ok {
+			if fv, ok := FileOf(c); ok {
 				add(Output{File: fv})
 			} else if isFileURI(c.URI) {
 				add(Output{File: wire.FileValue{URI: c.URI, Name: c.Name, MimeType: c.MIMEType, Size: c.Size}})
@@ -126,13 +126,14 @@ func walk(v any, found func(wire.FileValue)) {
 // Save writes out to a new file in dir and returns its path: an embedded
 // resource's bytes, checked against the size and digest the result
 // declares, or a file URI's, downloaded through files/authorizeDownload
-// and verified likewise. A file is written under a temporary name and
-// renamed once verified, to its name (made safe), never over an existing
-// file.
-func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o *Options) (string, error) {
-	if o == nil {
-		o = new(Options)
-	}
+// ([AuthorizeDownload], [Download], with o) and verified likewise, the
+// result's and the authorization's size and digest required to agree. A
+// file is written under a temporary name in dir and linked to its name
+// (made safe: no separators, control characters or leading dot; else
+// "file" and the media type's extension) once verified, as name-1, name-2,
+// … when a file of that name exists: never over an existing file. An
+// error leaves nothing in dir.
+func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o *DownloadOptions) (string, error) {
 	tmp, err := os.CreateTemp(dir, ".mcpfile-download-*")
 	if err != nil {
 		return "", err
@@ -149,9 +150,9 @@ func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o 
 			return "", err
 		}
 	} else {
-		res, err := client.AuthorizeDownload(ctx, cs, f.URI)
+		res, err := AuthorizeDownload(ctx, cs, f.URI)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", wire.MethodAuthorizeDownload, err)
+			return "", err
 		}
 		// The result's and the authorization's metadata must agree;
 		// either may fill in what the other left out.
@@ -170,7 +171,7 @@ func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o 
 		if res.File.MimeType == "" {
 			res.File.MimeType = f.MimeType
 		}
-		if _, err := client.Download(ctx, res, tmp, &o.Download); err != nil {
+		if _, err := Download(ctx, res, tmp, o); err != nil {
 			return "", err
 		}
 		f = res.File
@@ -188,15 +189,15 @@ func Save(ctx context.Context, cs *mcp.ClientSession, out Output, dir string, o 
 // verify checks n bytes of sum against f's declared size and digest.
 func verify(f wire.FileValue, n int64, sum [sha256.Size]byte) error {
 	if f.Size != nil && *f.Size != n {
-		return fmt.Errorf("%w: the embedded file has %d bytes, its size is %d", client.ErrVerify, n, *f.Size)
+		return fmt.Errorf("%w: the embedded file has %d bytes, its size is %d", ErrVerify, n, *f.Size)
 	}
 	if f.Digest != nil {
 		want, err := f.Digest.SHA256()
 		if err != nil {
-			return fmt.Errorf("the file's digest: %v", strings.TrimPrefix(err.Error(), "wire: "))
+			return bad("the tool result's file digest: %s", strings.TrimPrefix(err.Error(), "wire: "))
 		}
 		if want != sum {
-			return fmt.Errorf("%w: the embedded file has sha-256 %s, its digest is %s", client.ErrVerify, wire.SHA256Digest(sum).Value, f.Digest.Value)
+			return fmt.Errorf("%w: the embedded file has sha-256 %s, its digest is %s", ErrVerify, wire.SHA256Digest(sum).Value, f.Digest.Value)
 		}
 	}
 	return nil
@@ -206,10 +207,10 @@ func verify(f wire.FileValue, n int64, sum [sha256.Size]byte) error {
 // files/authorizeDownload give differently.
 func agree(a, b wire.FileValue) error {
 	if a.Size != nil && b.Size != nil && *a.Size != *b.Size {
-		return fmt.Errorf("the tool result says %s is %d bytes, %s says %d", a.URI, *a.Size, wire.MethodAuthorizeDownload, *b.Size)
+		return bad("the tool result says %s is %d bytes, %s says %d", quoteShort(a.URI), *a.Size, authorizeDownload, *b.Size)
 	}
 	if a.Digest != nil && b.Digest != nil && *a.Digest != *b.Digest {
-		return fmt.Errorf("the tool result and %s give %s different digests", wire.MethodAuthorizeDownload, a.URI)
+		return bad("the tool result and %s give %s different digests", authorizeDownload, quoteShort(a.URI))
 	}
 	return nil
 }
@@ -256,12 +257,12 @@ func place(tmp, dir, name string) (string, error) {
 			return "", err
 		}
 	}
-	return "", fmt.Errorf("%s: a thousand files of that name exist in %s", name, dir)
+	return "", fmt.Errorf("transfer/client: %s: a thousand files of that name exist in %s", name, dir)
 }
 
-// Describe is a one-line account of an output, for people: its name (or
-// else its URI), media type, size and digest.
-func Describe(out Output) string {
+// String is a one-line account of out, for people: its name (or else
+// its URI), media type, size and digest.
+func (out Output) String() string {
 	f := out.File
 	s := f.URI
 	if f.Name != "" {

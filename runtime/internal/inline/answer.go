@@ -1,0 +1,315 @@
+package inline
+
+import (
+	"context"
+	"crypto/rand"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
+)
+
+// This file is the fast path of the answers to elicitation/create
+// (protocols before 2026-07-28): runtime.Elicit asks with a form whose
+// request carries, in params._meta, the scope key of an [Elicitation];
+// the serving code notes the request's id when it sends it ([Asked.Sent])
+// and, when the client's response to that id arrives in the same session,
+// [Rewrite] decodes its files and hands the SDK references scoped to that
+// one elicitation. The response is a message of its own (over HTTP, a
+// request of its own) while the call that asked waits elsewhere: its
+// references outlive it, within the limits below, until Elicit takes them
+// or gives up ([Elicitation.Close]).
+
+// The limits of the files held for elicitation/create answers between
+// the message that carries them and the Elicit that takes them: past
+// them, an answer goes to the SDK as it came.
+const (
+	// AnswerTTL is how long an answer's files are held when no Elicit
+	// takes them.
+	AnswerTTL = time.Minute
+	// MaxAnswerFiles is the most files held at once, in the whole process.
+	MaxAnswerFiles = 256
+	// MaxAnswerBytes is the most bytes of files held at once, in the whole
+	// process.
+	MaxAnswerBytes = 256 << 20
+)
+
+// held counts the files of answers held, against the limits.
+var held = struct {
+	sync.Mutex
+	ttl         time.Duration
+	files, max  int
+	bytes, maxB int64
+}{ttl: AnswerTTL, max: MaxAnswerFiles, maxB: MaxAnswerBytes}
+
+// SetAnswerLimits sets the limits of answers (see AnswerTTL) and returns
+// a function that restores them: for tests.
+func SetAnswerLimits(ttl time.Duration, files int, bytes int64) (restore func()) {
+	held.Lock()
+	defer held.Unlock()
+	ttl0, files0, bytes0 := held.ttl, held.max, held.maxB
+	held.ttl, held.max, held.maxB = ttl, files, bytes
+	return func() { SetAnswerLimits(ttl0, files0, bytes0) }
+}
+
+// reserve counts n more files of size bytes in all, and returns the time
+// they may be held; ok is false, and nothing is counted, past the limits.
+func reserve(n int, size int64) (ttl time.Duration, ok bool) {
+	held.Lock()
+	defer held.Unlock()
+	if held.files+n > held.max || held.bytes+size > held.maxB {
+		return 0, false
+	}
+	held.files += n
+	held.bytes += size
+	return held.ttl, true
+}
+
+// release uncounts e, a reference forgotten or taken.
+func (e *entry) release() {
+	if e.held < 0 {
+		return
+	}
+	held.Lock()
+	held.files--
+	held.bytes -= e.held
+	held.Unlock()
+}
+
+// sizeOf returns the size of file, a runtime.File.
+func sizeOf(file any) int64 {
+	if f, ok := file.(interface{ Size() int64 }); ok {
+		return f.Size()
+	}
+	return 0
+}
+
+// An Elicitation is one elicitation/create that runtime.Elicit sends: the
+// scope of the references made for its answer.
+type Elicitation struct {
+	scope *Scope
+	files map[string]*descriptor.Prop // the form's file fields
+
+	mu       sync.Mutex
+	closed   bool
+	answered bool
+	asked    []askedAt // where its request was seen sent
+	timer    *time.Timer
+}
+
+type askedAt struct {
+	a *Asked
+	k askKey
+}
+
+// elicitations holds every Elicitation not closed, by scope key.
+var elicitations sync.Map // string → *Elicitation
+
+// Ask returns a new Elicitation of a form whose file fields are files
+// (field → property). The caller puts its [Elicitation.Key] in the
+// request's params._meta under MetaKey, and closes it once the answer is
+// read or no longer awaited.
+func Ask(files map[string]*descriptor.Prop) *Elicitation {
+	el := &Elicitation{scope: &Scope{key: rand.Text()}, files: files}
+	elicitations.Store(el.scope.key, el)
+	return el
+}
+
+// Key returns the scope key of el.
+func (el *Elicitation) Key() string { return el.scope.key }
+
+// Bind returns ctx resolving the references of el's answer (see [Take]).
+func (el *Elicitation) Bind(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bindingKey{}, binding{key: el.scope.key})
+}
+
+// Close forgets el and the references of its answer not taken: their
+// files are no longer held. It may be called more than once.
+func (el *Elicitation) Close() {
+	if el == nil {
+		return
+	}
+	elicitations.Delete(el.scope.key)
+	el.mu.Lock()
+	el.closed = true
+	asked := el.asked
+	el.asked = nil
+	if el.timer != nil {
+		el.timer.Stop()
+	}
+	el.mu.Unlock()
+	for _, at := range asked {
+		at.a.forget(at.k, el)
+	}
+	el.scope.Close()
+}
+
+// addAnswer makes the references of the answer's files, refs, unless el
+// is closed, has an answer already, or the limits are reached; it returns
+// their strings, in order.
+func (el *Elicitation) addAnswer(refs []ref) ([]string, bool) {
+	var size int64
+	for _, f := range refs {
+		size += sizeOf(f.file)
+	}
+	el.mu.Lock()
+	defer el.mu.Unlock()
+	if el.closed || el.answered {
+		return nil, false
+	}
+	ttl, ok := reserve(len(refs), size)
+	if !ok {
+		return nil, false
+	}
+	el.answered = true
+	out := make([]string, len(refs))
+	for i, f := range refs {
+		out[i] = el.scope.add("", "", f.arg, f.file, sizeOf(f.file))
+	}
+	el.timer = time.AfterFunc(ttl, el.scope.Close)
+	return out, true
+}
+
+// Asked is where the serving code notes the elicitation/create requests
+// of Elicit it sends to the clients of one connection (stdio) or of one
+// HTTP handler, by session and request id, for [Rewrite] to find the
+// Elicitation a response answers.
+type Asked struct {
+	mu sync.Mutex
+	m  map[askKey]*Elicitation
+}
+
+type askKey struct{ session, id string }
+
+// NewAsked returns an empty Asked.
+func NewAsked() *Asked { return &Asked{m: map[askKey]*Elicitation{}} }
+
+// Sent notes msg, a message the server sends in session ("" over stdio):
+// when it is an elicitation/create request of an Elicitation not closed,
+// the response to its id answers that Elicitation. It returns msg as the
+// client is to get it: without the Elicitation's key, which is the
+// server's own; msg itself when there is none.
+func (a *Asked) Sent(session string, msg []byte) []byte {
+	el, id, out := elicitationOf(msg)
+	if el == nil {
+		return out
+	}
+	k := askKey{session, id}
+	el.mu.Lock()
+	defer el.mu.Unlock()
+	if el.closed {
+		return out
+	}
+	a.mu.Lock()
+	a.m[k] = el
+	a.mu.Unlock()
+	el.asked = append(el.asked, askedAt{a, k})
+	return out
+}
+
+// take returns the Elicitation that the response to id in session
+// answers, and forgets it there: a request has one response.
+func (a *Asked) take(session, id string) *Elicitation {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := askKey{session, id}
+	el := a.m[k]
+	delete(a.m, k)
+	return el
+}
+
+// forget forgets k when it names el.
+func (a *Asked) forget(k askKey, el *Elicitation) {
+	a.mu.Lock()
+	if a.m[k] == el {
+		delete(a.m, k)
+	}
+	a.mu.Unlock()
+}
+
+// elicitationOf returns the Elicitation whose elicitation/create request
+// msg is, and the request's id (see IDKey); nil when it is none. out is
+// msg without MetaKey in its params._meta.
+func elicitationOf(msg []byte) (el *Elicitation, id string, out []byte) {
+	r := rewriter{msg: msg}
+	i := jsonwalk.SkipWS(msg, 0)
+	if i == len(msg) || msg[i] != '{' {
+		return nil, "", msg
+	}
+	top, ok := r.members(i, len(msg))
+	if !ok {
+		return nil, "", msg
+	}
+	var method, rawID, key []byte
+	for _, m := range top {
+		switch m.key {
+		case "method":
+			method = r.span(m.valSpan)
+		case "id":
+			rawID = r.span(m.valSpan)
+		case "params":
+			meta := r.member(m.valSpan, "_meta")
+			if meta == nil {
+				continue
+			}
+			if k := r.member(*meta, MetaKey); k != nil {
+				key = r.span(*k)
+				ms, _ := r.members(meta.Start, meta.End)
+				r.replaceObject(*meta, ms, "")
+			}
+		}
+	}
+	if string(method) != `"elicitation/create"` || len(r.edits) == 0 {
+		return nil, "", msg
+	}
+	out = r.apply()
+	id = IDKey(rawID)
+	if id == "" || len(key) < 2 || key[0] != '"' {
+		return nil, "", out
+	}
+	v, ok := elicitations.Load(string(jsonwalk.Unquote(key[1 : len(key)-1])))
+	if !ok {
+		return nil, "", out
+	}
+	return v.(*Elicitation), id, out
+}
+
+// member returns the span of the value of the member name of the object
+// at obj; nil when obj is not an object or has no such member.
+func (r *rewriter) member(obj jsonwalk.Span, name string) *jsonwalk.Span {
+	if r.msg[obj.Start] != '{' {
+		return nil
+	}
+	ms, _ := r.members(obj.Start, obj.End)
+	for _, m := range ms {
+		if m.key == name {
+			return &m.valSpan
+		}
+	}
+	return nil
+}
+
+// IDKey returns the request id the raw JSON token id names, as the SDK
+// reads it (a number is truncated to an integer), or "" when it is neither
+// a number nor a string.
+func IDKey(id []byte) string {
+	if len(id) == 0 {
+		return ""
+	}
+	if id[0] == '"' {
+		if end, ok := jsonwalk.ScanString(id, 0); !ok || end != len(id) {
+			return ""
+		}
+		return "s" + string(jsonwalk.Unquote(id[1:len(id)-1]))
+	}
+	f, err := strconv.ParseFloat(string(id), 64)
+	if err != nil {
+		return ""
+	}
+	return "n" + strconv.FormatInt(int64(f), 10)
+}
