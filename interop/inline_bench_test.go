@@ -29,14 +29,20 @@ import (
 //   - server=go-sdk: the same tool served by the go-sdk's own stdio
 //     transport and HTTP handler;
 //   - server=ts: tsserver.mjs, the tool on the official TypeScript SDK,
-//     decoding the base64 by hand.
+//     decoding the base64 by hand;
+//   - server=go-nohash: server=go with a tool that does not hash the
+//     image (benchserver -nohash): the serving path's own cost, beside
+//     the work of the example's tool and the TypeScript one.
 //
 // One client for all, in this process: mcptest.RawClient, which sends a
 // message built beforehand and reads the answer as bytes, so that the
 // time is the server's and the transport's. Besides the time, each
 // sub-benchmark reports the server process's CPU time per call and per
 // MiB of file (utime+stime from /proc, in 10 ms ticks: give it enough
-// calls) and its peak resident memory (VmHWM). Compare with
+// calls) and its peak resident memory (VmHWM): after the first call (of a
+// process that has served none: server-first-peak-MiB, beside its
+// server-baseline-MiB before it) and after all of them, which the
+// collector's pace sets. Compare with
 //
 //	benchstat -col /server bench.txt
 func BenchmarkInlineVersusTypeScript(b *testing.B) {
@@ -50,7 +56,7 @@ func BenchmarkInlineVersusTypeScript(b *testing.B) {
 		msg := mcptest.RawCall("describe_image", map[string]any{"image": mcptest.DataURI("image/png", data)})
 		want := fmt.Sprintf("%x", sha256.Sum256(data))
 		for _, transport := range []string{"stdio", "http"} {
-			for _, server := range []string{"go", "go-sdk", "ts"} {
+			for _, server := range []string{"go", "go-sdk", "ts", "go-nohash"} {
 				b.Run(fmt.Sprintf("transport=%s/size=%dMiB/server=%s", transport, mib, server), func(b *testing.B) {
 					var cmd *exec.Cmd
 					switch server {
@@ -58,14 +64,22 @@ func BenchmarkInlineVersusTypeScript(b *testing.B) {
 						cmd = exec.Command(bin)
 					case "go-sdk":
 						cmd = exec.Command(bin, "-sdk")
+					case "go-nohash":
+						cmd = exec.Command(bin, "-nohash")
 					case "ts":
 						cmd = exec.Command(node, "tsserver.mjs")
 					}
 					c := startBenchServer(b, cmd, transport)
 					pid := cmd.Process.Pid
+					want := want
+					if server == "go-nohash" {
+						want = fmt.Sprintf(`"size":%d`, len(data))
+					}
+					baseline := peakKiB(b, pid)
 					if ans, err := c.Call(msg); err != nil || !mcptest.RawOK(ans, want) { // warm up
 						b.Fatalf("call: %v %.300s", err, ans)
 					}
+					first := peakKiB(b, pid)
 					cpu := cpuTicks(b, pid)
 					b.SetBytes(int64(len(data)))
 					for b.Loop() {
@@ -78,6 +92,8 @@ func BenchmarkInlineVersusTypeScript(b *testing.B) {
 					b.ReportMetric(ms, "server-cpu-ms/op")
 					b.ReportMetric(ms/float64(mib), "server-cpu-ms/MiB")
 					b.ReportMetric(float64(peakKiB(b, pid))/1024, "server-peak-MiB")
+					b.ReportMetric(float64(baseline)/1024, "server-baseline-MiB")
+					b.ReportMetric(float64(first)/1024, "server-first-peak-MiB")
 				})
 			}
 		}

@@ -45,7 +45,7 @@ func decodeURI(arg, uri string, d descriptor.File) (runtime.File, error) {
 	if isFileURI(text.Bytes(uri)) {
 		return fileRef(arg, text.Bytes(uri), d)
 	}
-	f, err := decode(arg, text.Bytes(uri), d, false)
+	f, err := decode(arg, text.Bytes(uri), d, false, nil)
 	if err != nil {
 		return runtime.File{}, err
 	}
@@ -80,26 +80,33 @@ func validateURI(arg, uri string, d descriptor.File) error {
 // File that stands for it, resolved by runtime.AddTool before the handler
 // runs, or refused there with the error tok gets here as a value.
 func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
-	if ref, ok := liveRef(tok); ok {
-		_, refusal := decodeValue(arg, tok, d)
-		return inline.NewRef(ref, refusal).(runtime.File), nil
-	}
-	return decodeValue(arg, tok, d)
+	return decodeJSONInPlace(arg, tok, d, nil)
 }
 
-// decodeValue is decodeJSON for a value that is not a reference.
-func decodeValue(arg string, tok []byte, d descriptor.File) (runtime.File, error) {
+// decodeJSONInPlace is decodeJSON, which decodes a base64 payload without
+// escapes in place when undo is not nil (see decodeBase64).
+func decodeJSONInPlace(arg string, tok []byte, d descriptor.File, undo *func()) (runtime.File, error) {
+	if ref, ok := liveRef(tok); ok {
+		_, refusal := decodeValue(arg, tok, d, nil)
+		return inline.NewRef(ref, refusal).(runtime.File), nil
+	}
+	return decodeValue(arg, tok, d, undo)
+}
+
+// decodeValue is decodeJSONInPlace for a value that is not a reference.
+func decodeValue(arg string, tok []byte, d descriptor.File, undo *func()) (runtime.File, error) {
 	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
-	return decodeString(arg, uri, escaped, d)
+	return decodeString(arg, uri, escaped, d, undo)
 }
 
 // decodeString is decodeValue for the contents uri of a JSON string
 // token: still escaped when escaped is true, else ASCII without control
-// characters (see jsonString).
-func decodeString(arg string, uri []byte, escaped bool, d descriptor.File) (runtime.File, error) {
+// characters (see jsonString). With undo not nil, a base64 payload of uri
+// without escapes is decoded in place (see decodeBase64).
+func decodeString(arg string, uri []byte, escaped bool, d descriptor.File, undo *func()) (runtime.File, error) {
 	switch {
 	case !escaped && isFileURI(uri):
 		return fileRef(arg, uri, d)
@@ -115,7 +122,7 @@ func decodeString(arg string, uri []byte, escaped bool, d descriptor.File) (runt
 	if escaped {
 		f, ferr = decodeEscaped(arg, uri, d)
 	} else {
-		f, ferr = decode(arg, uri, d, true)
+		f, ferr = decode(arg, uri, d, true, undo)
 	}
 	if ferr != nil {
 		return runtime.File{}, ferr
@@ -150,22 +157,26 @@ func validateJSON(arg string, tok []byte, d descriptor.File) (string, error) {
 }
 
 // decode implements Decode. clean reports that uri is known to hold no
-// control characters (it came from a JSON string without escapes).
-func decode(arg string, uri []byte, d descriptor.File, clean bool) (runtime.File, *runtime.Error) {
+// control characters (it came from a JSON string without escapes); undo,
+// when not nil, that its base64 payload may be decoded in place (see
+// decodeBase64).
+func decode(arg string, uri []byte, d descriptor.File, clean bool, undo *func()) (runtime.File, *runtime.Error) {
 	p, err := check(arg, uri, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
-	return decodePayload(arg, p.Header, p.payload, d, clean)
+	return decodePayload(arg, p.Header, p.payload, d, clean, undo)
 }
 
 // decodePayload decodes the payload of a URI whose header h passed the
 // checks, checks the content against h's media type and returns the File.
-func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.File, clean bool) (runtime.File, *runtime.Error) {
+// With undo not nil, a base64 payload may be decoded in place (see
+// decodeBase64); a content check that fails puts it back first.
+func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.File, clean bool, undo *func()) (runtime.File, *runtime.Error) {
 	var data []byte
 	var err *runtime.Error
 	if h.Base64 {
-		data, err = decodeBase64(arg, payload, d, clean)
+		data, err = decodeBase64(arg, payload, d, clean, undo)
 	} else {
 		data, err = decodePercent(arg, payload, d)
 	}
@@ -174,6 +185,10 @@ func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.Fi
 	}
 	if !d.NoSniff {
 		if err := checkContent(arg, h.MediaType, h.Charset(), data[:min(len(data), content.SniffLen)]); err != nil {
+			if undo != nil && *undo != nil {
+				(*undo)()
+				*undo = nil
+			}
 			return runtime.File{}, err
 		}
 	}
@@ -244,7 +259,13 @@ func base64Checked(arg string, p []byte, lineBreaks bool, d descriptor.File) (n 
 // against d's limit. Line breaks are tolerated (see the package
 // documentation); the fast path, without them, allocates exactly the
 // decoded size and decodes with SIMD where the CPU has it.
-func decodeBase64(arg string, p []byte, d descriptor.File, clean bool) ([]byte, *runtime.Error) {
+//
+// With undo not nil and p clean, p is decoded in place instead: the bytes
+// returned are p's first ones (their capacity their length), p no longer
+// holds the base64, and *undo is set to the function that writes it back.
+// On error, p is as it was. The fast path of inline files does this
+// (package inline), whose message the file's bytes then live in.
+func decodeBase64(arg string, p []byte, d descriptor.File, clean bool, undo *func()) ([]byte, *runtime.Error) {
 	if !clean && datauri.HasLineBreak(p) {
 		// Rare: RFC 2045 line breaks. Strip them into a copy; the
 		// decoded size is checked before the copy is made.
@@ -256,6 +277,14 @@ func decodeBase64(arg string, p []byte, d descriptor.File, clean bool) ([]byte, 
 	n, raw, cerr := base64Checked(arg, p, false, d)
 	if cerr != nil {
 		return nil, cerr
+	}
+	if undo != nil && clean {
+		u, ok := decodeInPlace(p, int(n), raw, inPlaceBlock)
+		if !ok {
+			return nil, base64Error(arg, p, raw)
+		}
+		*undo = u
+		return p[:n:n], nil
 	}
 	enc := base64.StdEncoding
 	if raw {
@@ -270,6 +299,60 @@ func decodeBase64(arg string, p []byte, d descriptor.File, clean bool) ([]byte, 
 		return nil, base64Error(arg, p, raw)
 	}
 	return buf, nil
+}
+
+// inPlaceBlock is how much base64 decodeInPlace decodes at a time: a
+// multiple of 4, whose decoded bytes stay in the CPU's cache until they
+// are copied over the text they came from.
+const inPlaceBlock = 32 << 10
+
+// decodeInPlace decodes p, base64 without line breaks that decodes to n
+// bytes (unpadded when raw), into p[:n], block bytes at a time. It
+// returns the function that writes the text back (once: later calls do
+// nothing), or, when p does not
+// decode to n bytes, false and p as it was. Each block is decoded into a
+// buffer of its own, then copied to where its bytes go, which is before
+// the block's own text (3 bytes for every 4 characters): the decoders'
+// writes are never aimed at text they have yet to read, whatever their
+// internals. The blocks are decoded as the whole is: every block but the
+// last without padding, where a '=' is invalid as it is anywhere but at
+// the end of the whole; the last as the whole would be.
+func decodeInPlace(p []byte, n int, raw bool, block int) (undo func(), ok bool) {
+	// The text of the whole groups of 3 bytes is written back from the
+	// bytes (4 base64 characters stand for 3 bytes one to one); that of
+	// the last group, from a copy of it.
+	g := n / 3 * 4
+	tail := string(p[g:])
+	restore := func(o int) {
+		copy(p, base64.RawStdEncoding.EncodeToString(p[:o/3*3]))
+		copy(p[g:], tail)
+	}
+	buf := make([]byte, min(len(p), block)/4*3+3)
+	o := 0
+	for i := 0; i < len(p); i += block {
+		j := min(i+block, len(p))
+		enc := base64.RawStdEncoding
+		if j == len(p) && !raw {
+			enc = base64.StdEncoding
+		}
+		m, err := enc.Decode(buf, p[i:j])
+		if err != nil || o+m > n {
+			restore(o)
+			return nil, false
+		}
+		o += copy(p[o:], buf[:m])
+	}
+	if o != n {
+		restore(o)
+		return nil, false
+	}
+	undone := false
+	return func() {
+		if !undone { // once: after that, p holds the text again
+			undone = true
+			restore(n)
+		}
+	}, true
 }
 
 // decodePercent decodes the percent-encoded payload p after checking its
@@ -511,7 +594,7 @@ func decodeEscaped(arg string, s []byte, d descriptor.File) (runtime.File, *runt
 		}
 		payload = append(payload, piece...)
 	}
-	return decodePayload(arg, e.Header, payload, d, true)
+	return decodePayload(arg, e.Header, payload, d, true, nil)
 }
 
 // maxEscapedFileURI bounds the JSON string contents, escaped, that are

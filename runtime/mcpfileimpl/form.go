@@ -159,9 +159,9 @@ func decodeFileDataRefs(arg string, tok []byte, d descriptor.File, refs bool) (r
 				return runtime.File{}, sizeError(arg, n, limit)
 			}
 		}
-		data, derr = decodeBase64(arg, jsonwalk.Unquote(payload), d, false)
+		data, derr = decodeBase64(arg, jsonwalk.Unquote(payload), d, false, nil)
 	} else {
-		data, derr = decodeBase64(arg, payload, d, true)
+		data, derr = decodeBase64(arg, payload, d, true, nil)
 	}
 	if derr != nil {
 		if derr.Rule == runtime.RuleURIForm {

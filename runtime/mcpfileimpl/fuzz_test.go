@@ -223,7 +223,7 @@ func FuzzBase64(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		got, err := decodeBase64("arg", []byte(p), descriptor.File{MaxSize: 1 << 20}, false)
+		got, err := decodeBase64("arg", []byte(p), descriptor.File{MaxSize: 1 << 20}, false, nil)
 		stripped := strings.NewReplacer("\r", "", "\n", "").Replace(p)
 		enc := stdbase64.StdEncoding
 		if len(stripped)%4 != 0 {
@@ -246,6 +246,44 @@ func FuzzBase64(f *testing.F) {
 		}()
 		if (verr == nil) != (err == nil) || (err != nil && verr.Error() != err.Error()) {
 			t.Fatalf("validateBase64(%q) = %v, decodeBase64 = %v", p, verr, err)
+		}
+		if strings.ContainsAny(p, "\r\n") {
+			return // never decoded in place
+		}
+		// In place: the same bytes or error, in blocks of any size, and
+		// the text as it was after an error or an undo.
+		q := []byte(p)
+		var undo func()
+		got, ierr := decodeBase64("arg", q, descriptor.File{MaxSize: 1 << 20}, true, &undo)
+		if (ierr == nil) != (err == nil) || (err != nil && ierr.Error() != err.Error()) || (err == nil && !bytes.Equal(got, want)) {
+			t.Fatalf("decodeBase64(%q) in place = %x, %v; want %x, %v", p, got, ierr, want, err)
+		}
+		if err == nil && (cap(got) != len(got) || (len(got) > 0 && &got[0] != &q[0])) {
+			t.Fatalf("decodeBase64(%q) in place: not p's first bytes", p)
+		}
+		if undo != nil {
+			undo()
+			undo()
+		}
+		if string(q) != p {
+			t.Fatalf("decodeBase64(%q) in place: text after undo %q", p, q)
+		}
+		n, raw, ok := datauri.Base64Size([]byte(p), false)
+		if !ok {
+			return
+		}
+		for _, block := range []int{4, 8, 12, 32, 64} {
+			q := []byte(p)
+			undo, ok := decodeInPlace(q, int(n), raw, block)
+			if ok != (err == nil) || (ok && !bytes.Equal(q[:n], want)) {
+				t.Fatalf("decodeInPlace(%q, block %d) = %x, %v; want %x, %v", p, block, q[:n], ok, want, err)
+			}
+			if ok {
+				undo()
+			}
+			if string(q) != p {
+				t.Fatalf("decodeInPlace(%q, block %d): text after %v %q", p, block, ok, q)
+			}
 		}
 	})
 }

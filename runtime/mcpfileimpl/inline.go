@@ -1,6 +1,8 @@
 package mcpfileimpl
 
 import (
+	"slices"
+
 	"github.com/mcpfile/mcpfile/runtime"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
@@ -17,43 +19,75 @@ func init() { inline.Decode = decodeInline }
 // decodeInline decodes val, the raw JSON value of the file argument arg
 // that p describes, as [Object.Unmarshal] decodes it into a runtime.File
 // (a single one, or each item of a slice), calling each for every file
-// with the JSON string that carries its bytes. See inline.Decode.
-func decodeInline(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any)) error {
+// with the JSON string that carries its bytes. The base64 of a data: URI
+// without escapes whose string is inline.MinRef bytes or more is decoded
+// in place. See inline.Decode.
+func decodeInline(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any, undo func())) (err error) {
 	if jsonwalk.IsNull(val) || p.File.Form == descriptor.OpenAI {
 		return nil // nothing inline: a ChatGPT file is fetched
 	}
+	var undos []func()
+	defer func() {
+		if err != nil {
+			for _, u := range slices.Backward(undos) {
+				u()
+			}
+		}
+	}()
+	// inPlace returns where decodeString is to put its undo for the string
+	// s: nil (not in place) for a short one.
+	inPlace := func(s []byte) *func() {
+		if len(s) < inline.MinRef {
+			return nil
+		}
+		return new(func())
+	}
+	done := func(i int, s []byte, f runtime.File, undo *func()) {
+		var u func()
+		if undo != nil {
+			u = *undo
+		}
+		if u != nil {
+			undos = append(undos, u)
+		}
+		each(i, s, f, u)
+	}
 	if plain && p.Kind == descriptor.Single && p.File.Form == "" {
 		// A string the caller checked: what jsonString would check again.
-		f, err := decodeString(arg, val[1:len(val)-1], false, p.File)
+		undo := inPlace(val)
+		f, err := decodeString(arg, val[1:len(val)-1], false, p.File, undo)
 		if err != nil {
 			return err
 		}
-		each(-1, val, f)
+		done(-1, val, f, undo)
 		return nil
 	}
 	one := func(i int, arg string, tok []byte) error {
 		var f runtime.File
 		var err error
+		var undo *func()
 		s := jsonwalk.TrimWS(tok)
 		if p.File.Form == descriptor.FileData {
+			// Its base64 member is decoded into a buffer of its own.
 			f, err = decodeForm(arg, tok, p.File)
 			if err == nil {
 				v, _ := members(s, "base64")
 				s = v[0]
 			}
 		} else {
-			f, err = decodeJSON(arg, tok, p.File)
+			undo = inPlace(s)
+			f, err = decodeJSONInPlace(arg, tok, p.File, undo)
 		}
 		if err != nil {
 			return err
 		}
-		each(i, s, f)
+		done(i, s, f, undo)
 		return nil
 	}
 	if p.Kind == descriptor.Single {
 		return one(-1, arg, val)
 	}
-	_, err := scanArray(arg, val, p, func(i int, item []byte) error {
+	_, err = scanArray(arg, val, p, func(i int, item []byte) error {
 		return one(i, arg, item)
 	})
 	return err

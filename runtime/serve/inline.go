@@ -49,6 +49,7 @@ func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
 		if session != "" {
 			conn.Asked, conn.Session = asked, session
 		}
+		// body is the files' own now (decoded in place), or else r's as it came.
 		out, sc, _ := inline.Rewrite(body, conn)
 		defer sc.Close()
 		r.Body = io.NopCloser(bytes.NewReader(out))
@@ -207,12 +208,16 @@ func (l *inlineReader) fill() bool {
 		if i := bytes.IndexByte(l.buf[l.scanned:], '\n'); i >= 0 {
 			end := l.scanned + i + 1
 			line, rest := l.buf[:end], l.buf[end:]
-			if l.raw {
+			if l.raw || len(line) > l.c.limit {
+				// The end of a line over the limit, or one over the limit
+				// read whole: as it came.
 				l.raw = false
 				l.out = line
 			} else {
 				l.out = l.c.rewrite(line)
 			}
+			// The line's bytes are not read into again: the files taken
+			// from it were decoded in place and are its bytes now.
 			if cap(l.buf) > 1<<20 {
 				// Keep nothing of a large line once it is handed over.
 				l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)

@@ -268,9 +268,12 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 // (transfer.KeepFilesCapabilityTransport); the transfer endpoints
 // themselves need HTTP. Each line goes through the fast path of inline
 // files (see the package documentation); a longer line than the limit
-// goes to the SDK as it came.
+// goes to the SDK as it came. On Linux, when standard input is a pipe,
+// Stdio lets it hold 1 MiB rather than 64 KiB, so that a large message
+// crosses it in fewer turns.
 func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
 	// What mcp.StdioTransport reads and writes, and closes.
+	widenPipe(os.Stdin)
 	return serveIO(ctx, s, os.Stdin, nopCloser{os.Stdout}, o)
 }
 

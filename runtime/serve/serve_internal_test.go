@@ -81,3 +81,41 @@ func TestServeEndsWithAStreamOpen(t *testing.T) {
 		t.Errorf("serveHTTP = %v, want nil", err)
 	}
 }
+
+// TestInlineReaderLongLines: the stdio reader hands over every line,
+// whatever its length and however the writes cut it, through the fast
+// path (which removes the scope key a client wrote) up to the limit, and
+// as it came over the limit, read whole or not, and after the last
+// newline.
+func TestInlineReaderLongLines(t *testing.T) {
+	const limit = 3 << 20
+	line := func(n int, c byte, meta string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{` + meta + `},"v":"` + string(bytes.Repeat([]byte{c}, n)) + `"}}` + "\n"
+	}
+	const key = `"io.mcpfile/inline":"k"`
+	var in, want string
+	for i, n := range []int{10, 70 << 10, 1, 300 << 10, limit - 200, limit + 1, 5 << 20, 64<<10 - 60, 20} {
+		in += line(n, 'a'+byte(i), key)
+		if n > limit {
+			want += line(n, 'a'+byte(i), key)
+		} else {
+			want += line(n, 'a'+byte(i), "")
+		}
+	}
+	in += `{"jsonrpc":"2.0","id":2,` // no newline
+	want += `{"jsonrpc":"2.0","id":2,`
+	s := mcp.NewServer(&mcp.Implementation{Name: "none", Version: "v1"}, nil)
+	for _, cut := range []int{1 << 30, 100 << 10, 4093, 1 << 20} {
+		toServer, fromClient := io.Pipe()
+		go func() {
+			for i := 0; i < len(in); i += cut {
+				fromClient.Write([]byte(in[i:min(i+cut, len(in))]))
+			}
+			fromClient.Close()
+		}()
+		got, err := io.ReadAll(newInlineIO(s, limit).reader(toServer))
+		if err != nil || string(got) != want {
+			t.Errorf("writes of %d bytes: read %d bytes (%v), want %d", cut, len(got), err, len(want))
+		}
+	}
+}

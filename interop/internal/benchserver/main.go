@@ -3,15 +3,20 @@
 // TypeScript server doing the same work (interop/inline_bench_test.go): it
 // serves over stdio, or streamable HTTP with -http ADDR, through
 // runtime/serve, or with -sdk through the go-sdk's own transport and
-// handler, as a server without runtime/serve would.
+// handler, as a server without runtime/serve would. With -nohash, the
+// tool answers the image's media type, size and dimensions without its
+// SHA-256: what serving a file costs beside the example's own work.
 package main
 
 //go:generate go run github.com/mcpfile/mcpfile/cmd/mcpfilegen -type Args
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"image"
+	_ "image/png" // the header reader of -nohash
 	"net/http"
 	"os"
 
@@ -30,9 +35,16 @@ type Args struct {
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP at `addr` (MCP at /mcp) instead of stdio")
 	sdk := flag.Bool("sdk", false, "serve through the go-sdk's own transport and handler, not runtime/serve")
+	nohash := flag.Bool("nohash", false, "answer without the image's SHA-256")
 	flag.Parse()
 	s := mcp.NewServer(&mcp.Implementation{Name: "describe_image", Version: "v0.1.0"}, nil)
 	runtime.AddTool(s, describeimage.Tool, func(_ context.Context, _ *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, describeimage.Description, error) {
+		if *nohash {
+			cfg, format, err := image.DecodeConfig(bytes.NewReader(in.Image.Bytes()))
+			d := describeimage.Description{MediaType: in.Image.MediaType}
+			d.Format, d.Width, d.Height, d.Size = format, cfg.Width, cfg.Height, in.Image.Size()
+			return nil, d, err
+		}
 		d, err := describeimage.DescribeFile(in.Image)
 		return nil, d, err
 	})

@@ -68,11 +68,19 @@ const (
 // same order, and its error. For each file it calls each with the index
 // of its item in an array (-1 for a single file), the JSON string in val
 // that carries the file's bytes (the data: URI, or a FileData object's
-// base64 member; a subslice of val) and the decoded runtime.File. A value the decoder would not decode into files (null, a
-// ChatGPT file object) gives no call and no error. plain reports that val
-// is a JSON string known to be printable ASCII without a backslash, which
-// the decoder then does not check again. Package mcpfileimpl sets it.
-var Decode func(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any)) error
+// base64 member; a subslice of val) and the decoded runtime.File. A value
+// the decoder would not decode into files (null, a ChatGPT file object)
+// gives no call and no error. plain reports that val is a JSON string
+// known to be printable ASCII without a backslash, which the decoder then
+// does not check again. Package mcpfileimpl sets it.
+//
+// The base64 of a data: URI whose string is MinRef bytes or more is
+// decoded in place, into the string's own bytes: the file's bytes are
+// then those of val, which must not be written or read as JSON again
+// while the file is in use, and undo (nil for a file decoded elsewhere)
+// writes the string back as it was. Decode writes back what it decoded in
+// place before it returns an error.
+var Decode func(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any, undo func())) error
 
 // A Scope holds the references made for one incoming message, until the
 // tool's handler takes them or the serving code closes it.

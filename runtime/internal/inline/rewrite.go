@@ -42,8 +42,11 @@ type Conn struct {
 // client wrote MetaKey into a params._meta, in any message, that member
 // is removed first, so that only the fast path sets it.
 //
-// out is msg itself when nothing changed; otherwise a new slice, and msg
-// is no longer needed: out holds nothing of a file that was replaced.
+// out is msg itself when nothing changed; otherwise a new slice, which
+// holds nothing of a file that was replaced. The large files replaced are
+// decoded in place (see [Decode]): their bytes are then msg's, which the
+// caller must neither write nor hand to anyone else; a message declined,
+// a call or answer refused included, is left as it came.
 func Rewrite(msg []byte, c Conn) (out []byte, sc *Scope, id []byte) {
 	r := rewriter{msg: msg, conn: c}
 	i := jsonwalk.SkipWS(msg, 0)
@@ -88,6 +91,17 @@ type rewriter struct {
 
 	objects map[int][]member // the members of the objects walk went into, by start
 	plain   map[int]bool     // whether the strings it scanned are plain, by start
+
+	undos []func() // write back the files decoded in msg itself (see Decode)
+}
+
+// undo writes back every file decoded in msg itself, so that a message the
+// fast path declines after decoding some goes to the SDK as it came.
+func (r *rewriter) undo() {
+	for _, u := range slices.Backward(r.undos) {
+		u()
+	}
+	r.undos = nil
 }
 
 // member is a member of an object: key (unescaped) and the spans in msg.
@@ -388,15 +402,18 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 	var refs []ref
 	if props := r.conn.Files(tool); props != nil && args != nil {
 		if !r.decodeFiles(args.valSpan, props, "", "", &refs) {
+			r.undo()
 			return nil
 		}
 	}
 	if responses != nil && r.conn.Forms != nil && r.msg[responses.valSpan.Start] == '{' {
 		if !r.answers(tool, responses.valSpan, &refs) {
+			r.undo()
 			return nil
 		}
 	}
 	if len(refs) == 0 {
+		r.undo()
 		return nil
 	}
 	sc := newScope(tool)
@@ -434,11 +451,14 @@ func (r *rewriter) decodeFiles(obj jsonwalk.Span, props map[string]*descriptor.P
 		}
 		seen[m.key] = true
 		val := r.span(m.valSpan)
-		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any) {
+		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any, undo func()) {
 			start := cap(r.msg) - cap(s) // s is a subslice of msg
 			arg := m.key
 			if i >= 0 {
 				arg += "[" + strconv.Itoa(i) + "]"
+			}
+			if undo != nil {
+				r.undos = append(r.undos, undo)
 			}
 			if len(s) >= MinRef {
 				*refs = append(*refs, ref{jsonwalk.Span{Start: start, End: start + len(s)}, answer, form, arg, file})
@@ -518,10 +538,12 @@ func (r *rewriter) elicited(el *Elicitation, res *member) {
 	}
 	var refs []ref
 	if !r.decodeFiles(content, el.files, "", "", &refs) || len(refs) == 0 {
+		r.undo()
 		return
 	}
 	strs, ok := el.addAnswer(refs)
 	if !ok {
+		r.undo()
 		return
 	}
 	for i, f := range refs {

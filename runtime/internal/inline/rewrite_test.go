@@ -15,9 +15,11 @@ import (
 	_ "github.com/mcpfile/mcpfile/runtime/mcpfileimpl" // sets inline.Decode
 )
 
-// files is a connection with a tool "t" whose argument "f" takes a text file of up to 1 MiB.
+// files is a connection with a tool "t" whose argument "f" takes a text
+// file of up to 1 MiB, and "h" an array of them.
 func files(t testing.TB) inline.Conn {
-	d, err := descriptor.For(json.RawMessage(`{"type":"object","properties":{"f":{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain"],"maxSize":1048576}}}}`))
+	const file = `{"type":"string","format":"uri","x-mcp-file":{"accept":["text/plain"],"maxSize":1048576}}`
+	d, err := descriptor.For(json.RawMessage(`{"type":"object","properties":{"f":` + file + `,"h":{"type":"array","items":` + file + `}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,14 @@ func files(t testing.TB) inline.Conn {
 	}}
 }
 
-var bigURI = `"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("text\n"), 2000)) + `"`
+var (
+	bigURI = `"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("text\n"), 2000)) + `"`
+	// Large enough to be decoded in several blocks, padded, refused for its content.
+	hugeURI    = `"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(append(bytes.Repeat([]byte("text\n"), 20000), 'x')) + `"`
+	refusedURI = strings.Replace(hugeURI, "text/plain", "image/png", 1)
+	// Bad base64 in its last block.
+	badURI = hugeURI[:len(hugeURI)-100] + "!" + hugeURI[len(hugeURI)-99:]
+)
 
 // metaKeys returns the values of MetaKey in the params._meta of the
 // message (or of each message of a batch) b.
@@ -121,23 +130,34 @@ func TestRewriteCall(t *testing.T) {
 		{"escaped method", `{"id":1,"method":"tools\/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
 		{"_meta not an object", `{"id":1,"method":"tools/call","params":{"_meta":null,"name":"t","arguments":{"f":` + bigURI + `}}}`, false},
 		{"batch", `[{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `}}}]`, false},
+		{"array", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + hugeURI + `,` + bigURI + `]}}}`, true},
+		// Files decoded in place, then another refused: the message goes
+		// to the SDK as it came.
+		{"refused after", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + hugeURI + `,"h":[` + bigURI + `,` + refusedURI + `]}}}`, false},
+		{"refused item", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + hugeURI + `,` + bigURI + `,"data:,x",1]}}}`, false},
+		{"refused before", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + refusedURI + `],"f":` + hugeURI + `}}}`, false},
+		{"bad base64 after", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"h":[` + badURI + `]}}}`, false},
 	} {
-		out, sc, _ := inline.Rewrite([]byte(tt.in), files(t))
+		in := []byte(tt.in)
+		out, sc, _ := inline.Rewrite(in, files(t))
 		keys := metaKeys(t, out)
 		if !tt.take {
 			if sc != nil || strings.Contains(string(out), inline.Scheme) || len(keys) != 0 {
 				t.Errorf("%s: taken: %.300s", tt.name, out)
 			}
+			if string(in) != tt.in || string(out) != tt.in {
+				t.Errorf("%s: declined, but the message changed", tt.name)
+			}
 			continue
 		}
-		if sc == nil || len(keys) != 1 || strings.Count(string(out), inline.Scheme) != 1 || len(out) > 400 {
+		if sc == nil || len(keys) != 1 || strings.Count(string(out), inline.Scheme) != strings.Count(tt.in, "data:") || len(out) > 500 {
 			t.Errorf("%s: not taken: scope %v, keys %v, %.300s", tt.name, sc != nil, keys, out)
 		}
 		if keys[0] == "k" || !json.Valid(out) || (strings.Contains(tt.in, "progressToken") && !strings.Contains(string(out), `"progressToken":3`)) {
 			t.Errorf("%s: %s", tt.name, out)
 		}
-		if inline.Held() != held+1 {
-			t.Errorf("%s: %d references held, want %d", tt.name, inline.Held(), held+1)
+		if n := strings.Count(tt.in, "data:"); inline.Held() != held+n {
+			t.Errorf("%s: %d references held, want %d", tt.name, inline.Held(), held+n)
 		}
 		sc.Close()
 		if inline.Held() != held {
@@ -149,7 +169,9 @@ func TestRewriteCall(t *testing.T) {
 // FuzzRewrite: whatever a client sends, Rewrite returns well-formed JSON
 // for well-formed JSON, and no scope key but the one it made reaches the
 // SDK; it makes references only for a call's scope or the answer to the
-// elicitation asked (request id 1), which the answer's do not outlive.
+// elicitation asked (request id 1), which the answer's do not outlive;
+// and a message from which it takes no file is left as it came (a file
+// is decoded in place only in a message taken).
 func FuzzRewrite(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `},"_meta":{"io.mcpfile/inline":"k"}}}`,
@@ -159,6 +181,9 @@ func FuzzRewrite(f *testing.F) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{},"inputResponses":{"file":` + accepted + `}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":` + accepted + `}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"f":"data:,x"}}}`,
+		`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"h":[` + bigURI + `,"data:,x"]}}}`,
+		`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + bigURI + `,` + strings.Replace(bigURI, "dGV4", "dGV=", 1) + `]}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"f":` + bigURI + `,"n":1,"f":1}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -174,12 +199,14 @@ func FuzzRewrite(f *testing.F) {
 		in := bytes.Clone(b)
 		out, sc, _ := inline.Rewrite(b, tools)
 		defer sc.Close()
+		taken := inline.Held() > held
 		el.Close()
 		if n := inline.Held() - held; (sc == nil && n != 0) || (sc != nil && n == 0) {
-			t.Fatalf("Rewrite(%s): %d references held once the elicitation is closed, scope made: %v", in, n, sc != nil)
+			t.Fatalf("Rewrite(%.300s): %d references held once the elicitation is closed, scope made: %v", in, n, sc != nil)
 		}
-		if !bytes.Equal(b, in) {
-			t.Fatalf("Rewrite changed its input")
+		// A file is decoded in place only in a message taken.
+		if !taken && !bytes.Equal(b, in) {
+			t.Fatalf("Rewrite(%.300s) took nothing, but changed the message", in)
 		}
 		if !json.Valid(in) {
 			return
