@@ -552,3 +552,17 @@ func waitFor(t *testing.T, ok func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestElicitUploadPerAddress: callers without auth whose requests stand
+// alone (2026-07-28 over HTTP) hold the pages they have waiting per
+// address, with the go-sdk server's text.
+func TestElicitUploadPerAddress(t *testing.T) {
+	_, _, ts := pageServer(t, func(o *transfer.Options) { o.MaxPagesPerAddress = 1 })
+	c, _ := pageClientOf(t, ts, mcp.LATEST_PROTOCOL_VERSION, nil)
+	linkOf(t, callPage(t, c, "fetch", nil, nil))
+	other, _ := pageClientOf(t, ts, mcp.LATEST_PROTOCOL_VERSION, nil)
+	text, isErr := textOf(t, callPage(t, other, "fetch", nil, nil))
+	if !isErr || !strings.Contains(text, "callers without auth from this address have 1 upload pages waiting for a file, the limit per address") {
+		t.Errorf("a second page from the address: %q (isError %v), want the per-address bound", text, isErr)
+	}
+}
