@@ -36,8 +36,26 @@ func init() {
 			}
 			return err
 		}
-		return &toolcall.Args{Decode: decode, OpenAIFields: a.plan.openAIFields(), UploadsOnly: a.plan.uploadsOnly()}, nil
+		bind := func(ctx context.Context) context.Context { return context.WithValue(ctx, toolPlanKey{}, a.plan) }
+		return &toolcall.Args{Decode: decode, OpenAIFields: a.plan.openAIFields(), UploadsOnly: a.plan.uploadsOnly(), Bind: bind}, nil
 	}
+	toolcall.NewUpload = func(t reflect.Type, schema json.RawMessage) (*toolcall.Upload, error) {
+		pf, err := uploadFieldOf(t, schema)
+		if err != nil {
+			return nil, err
+		}
+		return &toolcall.Upload{
+			File: pf.file,
+			Accept: func(ctx context.Context, r hook.Resolver, uri string, dst any) error {
+				return acceptUpload(ctx, r, nil, pf, uri, reflect.ValueOf(dst).Elem())
+			},
+			Arg: argOfTool,
+			Link: func(tool, message, arg string, list bool, p hook.Page) string {
+				return linkText(tool, message, arg, list, pf.file, p)
+			},
+		}, nil
+	}
+	toolcall.PageLinkName, toolcall.PageLinkTitle, toolcall.PageLinkDescription = pageLinkName, pageLinkTitle, pageLinkDescription
 	toolcall.NewForm = func(t reflect.Type, schema json.RawMessage) (*toolcall.Form, error) {
 		f := formFor(schema)
 		if f.err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 )
 
 // ElicitUpload asks the person using the calling client for one file,
@@ -96,15 +96,10 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			id = opts.ID
 		}
 	}
-	schema := P(new(T)).MCPSchema()
-	plan, err := planFor(reflect.TypeFor[T](), schema)
+	pf, err := uploadFieldOf(reflect.TypeFor[T](), P(new(T)).MCPSchema())
 	if err != nil {
-		return ans, nil, fmt.Errorf("runtime.ElicitUpload: %T has a schema that cannot be used: %v", *new(T), err)
+		return ans, nil, fmt.Errorf("runtime.ElicitUpload: %T %v", *new(T), err)
 	}
-	if len(plan.fields) != 1 || plan.fields[0].kind == slice || plan.fields[0].file.Form != "" || countProperties(schema) != 1 {
-		return ans, nil, fmt.Errorf("runtime.ElicitUpload: %T must have one property, a runtime.File or *runtime.File with an mcpfile tag (no form=): an upload page takes one file and nothing else", *new(T))
-	}
-	pf := plan.fields[0]
 	r, extra := hook.ResolverFrom(ctx)
 	if r == nil {
 		return ans, nil, errors.New("runtime.ElicitUpload: the server serves no upload pages: call transfer.Register(server, …) and mount the handler it returns")
@@ -116,17 +111,8 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 	progress := progressReporter(ctx, req)
 	accepted := func(uri string) (Answer[T], error) {
 		var ans Answer[T]
-		res, err := r.Resolve(ctx, extra, pf.arg, uri, pf.file)
-		if err != nil {
-			return ans, safeError(err)
-		}
-		f := File{MediaType: res.MediaType, Params: res.Params, Name: res.Name,
-			content: &fileContent{ext: &extFile{size: res.Size, open: res.Open}, release: res.Release}}
-		fv := fieldOf(reflect.ValueOf(&ans.Value).Elem(), pf.index)
-		if pf.kind == pointer {
-			fv.Set(reflect.ValueOf(&f))
-		} else {
-			fv.Set(reflect.ValueOf(f))
+		if err := acceptUpload(ctx, r, extra, pf, uri, reflect.ValueOf(&ans.Value).Elem()); err != nil {
+			return ans, err
 		}
 		if check != nil {
 			if err := check(ans.Value); err != nil {
@@ -158,7 +144,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			if !ok || er == nil {
 				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
 			}
-			state, ok := parseUploadState(req.Params.RequestState, id)
+			state, ok := toolcall.ParseUploadState(req.Params.RequestState, id)
 			if done, err := answered(&ans, er); done || err != nil {
 				if ok {
 					r.ClosePage(ctx, extra, state)
@@ -183,7 +169,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 			}
 			return ans, &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{id: params(p)},
-				RequestState:  uploadState(id, p.State),
+				RequestState:  toolcall.UploadState(id, p.State),
 			}, nil
 		}
 	} else if urlElicitation(ip) {
@@ -232,7 +218,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 	list := false
 	if arg != "" {
 		if list, err = argOfTool(ctx, req.Params.Name, arg); err != nil {
-			return ans, nil, err
+			return ans, nil, errors.New("runtime.ElicitUpload: " + err.Error())
 		}
 	}
 	var done func(string)
@@ -263,6 +249,38 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 	return ans, linkResult(req.Params.Name, message, arg, list, pf.file, p), nil
 }
 
+// uploadFieldOf returns the one file field of t, whose generated schema is
+// schema, that ElicitUpload asks for; the error follows t's name.
+func uploadFieldOf(t reflect.Type, schema json.RawMessage) (planField, error) {
+	plan, err := planFor(t, schema)
+	if err != nil {
+		return planField{}, fmt.Errorf("has a schema that cannot be used: %v", err)
+	}
+	if len(plan.fields) != 1 || plan.fields[0].kind == slice || plan.fields[0].file.Form != "" || countProperties(schema) != 1 {
+		return planField{}, errors.New("must have one property, a runtime.File or *runtime.File with an mcpfile tag (no form=): an upload page takes one file and nothing else")
+	}
+	return plan.fields[0], nil
+}
+
+// acceptUpload resolves uri, the file URI of the page's upload, through r
+// for the request of extra, and sets pf's field of dst (a value of the
+// type) to its file.
+func acceptUpload(ctx context.Context, r hook.Resolver, extra *mcp.RequestExtra, pf planField, uri string, dst reflect.Value) error {
+	res, err := r.Resolve(ctx, extra, pf.arg, uri, pf.file)
+	if err != nil {
+		return safeError(err)
+	}
+	f := File{MediaType: res.MediaType, Params: res.Params, Name: res.Name,
+		content: &fileContent{ext: &extFile{size: res.Size, open: res.Open}, release: res.Release}}
+	fv := fieldOf(dst, pf.index)
+	if pf.kind == pointer {
+		fv.Set(reflect.ValueOf(&f))
+	} else {
+		fv.Set(reflect.ValueOf(f))
+	}
+	return nil
+}
+
 // toolPlanKey is the context key of the file plan of the tool called
 // (a *filePlan), set by the handler AddTool registers.
 type toolPlanKey struct{}
@@ -276,16 +294,22 @@ func argOfTool(ctx context.Context, tool, arg string) (list bool, err error) {
 	if plan == nil {
 		return false, nil
 	}
-	for _, f := range plan.fields {
+	return plan.pageArg(tool, arg)
+}
+
+// pageArg checks that arg names a file argument of the tool whose plan p
+// is that takes a page's file URI, and reports whether it is a list.
+func (p *filePlan) pageArg(tool, arg string) (list bool, err error) {
+	for _, f := range p.fields {
 		if f.arg != arg {
 			continue
 		}
 		if f.file.Form != "" || (len(f.file.TransferModes) > 0 && !slices.Contains(f.file.TransferModes, "upload")) {
-			return false, fmt.Errorf("runtime.ElicitUpload: ElicitOptions.Arg names the argument %q of the tool %q, which takes no uploaded file's URI (it needs transfer=upload, or no transfer modes, and no form=)", arg, tool)
+			return false, fmt.Errorf("ElicitOptions.Arg names the argument %q of the tool %q, which takes no uploaded file's URI (it needs transfer=upload, or no transfer modes, and no form=)", arg, tool)
 		}
 		return f.kind == slice, nil
 	}
-	return false, fmt.Errorf("runtime.ElicitUpload: ElicitOptions.Arg names %q, which is no file argument of the tool %q", arg, tool)
+	return false, fmt.Errorf("ElicitOptions.Arg names %q, which is no file argument of the tool %q", arg, tool)
 }
 
 // A PageHandover says how [ElicitUpload] hands its upload page to a client
@@ -314,6 +338,25 @@ const (
 // argument through which the retry brings the page back (in a list of one
 // when list).
 func linkResult(tool, message, arg string, list bool, d descriptor.File, p hook.Page) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: linkText(tool, message, arg, list, d, p)},
+		&mcp.ResourceLink{URI: p.URL, Name: pageLinkName, Title: pageLinkTitle, MIMEType: "text/html",
+			Description: pageLinkDescription(tool)},
+	}}
+}
+
+// What the resource_link of a link result says of the page.
+const (
+	pageLinkName  = "upload-page"
+	pageLinkTitle = "Upload page"
+)
+
+func pageLinkDescription(tool string) string {
+	return "The page where the person uploads the file the tool " + tool + " asks for. Open it in a browser."
+}
+
+// linkText is the text of linkResult.
+func linkText(tool, message, arg string, list bool, d descriptor.File, p hook.Page) string {
 	var b strings.Builder
 	if p.Again { // an earlier call handed the page out: it may be open already
 		fmt.Fprintf(&b, "No file has been uploaded through the page yet. The person may have it open already and choose the file there; if they have not opened it, give them this link again: %s\n", p.URL)
@@ -337,11 +380,7 @@ func linkResult(tool, message, arg string, list bool, d descriptor.File, p hook.
 		fmt.Fprintf(&b, "When they say the upload is done, call %s again with the same arguments. ", tool)
 	}
 	b.WriteString("If the upload is still running then, the call waits for it.")
-	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: b.String()},
-		&mcp.ResourceLink{URI: p.URL, Name: "upload-page", Title: "Upload page", MIMEType: "text/html",
-			Description: "The page where the person uploads the file the tool " + tool + " asks for. Open it in a browser."},
-	}}
+	return b.String()
 }
 
 // acceptedText names the accepted types of a file for the model: "any
@@ -413,27 +452,6 @@ func progressReporter(ctx context.Context, req *mcp.CallToolRequest) func(receiv
 			Message:       "file upload: bytes received",
 		})
 	}
-}
-
-// uploadState is the requestState of the upload page whose state is given,
-// for the input request id.
-func uploadState(id, state string) string {
-	return "mcpfile.upload/" + url.PathEscape(id) + "/" + state
-}
-
-// parseUploadState returns the page state that s (as made by uploadState)
-// holds for the input request id. The state is signed by the server, for
-// the caller: a client that alters it gets no other caller's file.
-func parseUploadState(s, id string) (string, bool) {
-	rest, ok := strings.CutPrefix(s, "mcpfile.upload/")
-	if !ok {
-		return "", false
-	}
-	name, state, ok := strings.Cut(rest, "/")
-	if !ok || name != url.PathEscape(id) || state == "" {
-		return "", false
-	}
-	return state, true
 }
 
 // fieldOf is v's field at index, allocating the nil embedded pointers on

@@ -58,7 +58,11 @@
 // file's URI with the go-sdk server's text for a server that serves no
 // uploads.
 //
-// Not yet for mcp-go servers: upload pages (runtime.ElicitUpload).
+// On such a server, [ElicitUpload] asks the person for a file through an
+// upload page, as runtime.ElicitUpload does: the page sent to a client
+// with URL-mode elicitation (an input request on 2026-07-28,
+// elicitation/create before it), or handed to one without as a link (or
+// the -32042 error), with progress notifications while the upload runs.
 //
 // This package is a module of its own, so that servers on the go-sdk never
 // download mcp-go.

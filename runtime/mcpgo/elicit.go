@@ -123,15 +123,23 @@ func ask(id, message string, schema json.RawMessage, state string) *mcp.CallTool
 // at initialize. A client that declared elicitation without modes supports
 // forms.
 func formElicitation(ctx context.Context) bool {
-	var caps *mcp.ClientCapabilities
-	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		caps = info.ClientCapabilities
-	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		c := s.GetClientCapabilities()
-		caps = &c
-	}
+	caps := clientCapabilities(ctx)
 	if caps == nil || caps.Elicitation == nil {
 		return false
 	}
 	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
+
+// clientCapabilities returns the capabilities the client of the request
+// in ctx declared: in the request's own _meta (2026-07-28), or at
+// initialize; nil for none known.
+func clientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		return info.ClientCapabilities
+	}
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c := s.GetClientCapabilities()
+		return &c
+	}
+	return nil
 }

@@ -85,6 +85,7 @@ func ServeFiles(s *server.MCPServer, o FilesOptions) (*Files, error) {
 		Schemas:       func() []*descriptor.Schema { return hook.Schemas(s) },
 		Declare:       func(d *descriptor.Schema) { hook.AddSchema(s, d) },
 		HTTPPrincipal: func(r *http.Request) (string, bool) { p := f.principalOf(r.Context()); return p, p != "" },
+		ServerName:    func() string { return serverName(s) },
 	})
 	if err != nil {
 		return nil, errors.New("mcpgo.ServeFiles: " + strings.TrimPrefix(err.Error(), "transfer.Register: "))
@@ -126,7 +127,7 @@ func (f *Files) sender(ctx context.Context, sid string, caps any) fileserve.Send
 func (f *Files) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		from := f.sender(ctx, sessionID(ctx), clientFiles(ctx, req.Params.Meta))
-		ctx, end := f.svc.Call(ctx, from, req.Params.Name)
+		ctx, end := f.svc.Call(ctx, from, req.Params.Name, f.progress(ctx, req))
 		defer end()
 		res, err := next(ctx, req)
 		if err != nil || res == nil || f.svc.Downloads(from) {
@@ -139,6 +140,51 @@ func (f *Files) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		}
 		return res, nil
 	}
+}
+
+// progress returns what sends notifications/progress for the call req
+// whose context is ctx, nil when it gave no progress token.
+func (f *Files) progress(ctx context.Context, req mcp.CallToolRequest) func(received, total int64) {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return nil
+	}
+	s := server.ServerFromContext(ctx)
+	if s == nil {
+		return nil
+	}
+	tok, msg := req.Params.Meta.ProgressToken, f.svc.ProgressMessage()
+	return func(received, total int64) {
+		s.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+			"progressToken": tok, "progress": float64(received), "total": float64(total), "message": msg,
+		})
+	}
+}
+
+// serverName is the name of s that an upload page shows: its title, or
+// else its name. mcp-go does not export them, so they are learned as a
+// client learns them, from its answer to initialize, handled in memory
+// without a session.
+func serverName(s *server.MCPServer) string {
+	msg := s.HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpfile-upload-page","version":"v1"}}}`))
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return ""
+	}
+	var res struct {
+		Result struct {
+			ServerInfo struct {
+				Name  string `json:"name"`
+				Title string `json:"title"`
+			} `json:"serverInfo"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(b, &res) != nil {
+		return ""
+	}
+	if res.Result.ServerInfo.Title != "" {
+		return res.Result.ServerInfo.Title
+	}
+	return res.Result.ServerInfo.Name
 }
 
 // httpKey marks the context of a request that came through [Files.HTTP].

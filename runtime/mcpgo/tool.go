@@ -99,6 +99,7 @@ func toolFor[In any, P mcpfile.Generated[In]](s *server.MCPServer, t mcp.Tool, h
 		if err != nil {
 			return nil, err
 		}
+		ctx = args.Bind(ctx) // for ElicitUpload's Arg
 		var v In
 		if err := args.Decode(ctx, rec.getFetcher(), raw, P(&v)); err != nil {
 			return mcp.NewToolResultError(err.Error()), nil

@@ -29,7 +29,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		c.schemas, c.declare = fc.Schemas, fc.Declare
+		c.schemas, c.declare, c.nameOf = fc.Schemas, fc.Declare, fc.ServerName
 		if fc.HTTPPrincipal != nil {
 			hp := fc.HTTPPrincipal
 			c.httpOwner = func(r *http.Request) (string, bool) {
@@ -56,6 +56,8 @@ func (s service) Observer() *observe.Observer { return s.c.obs.Observer }
 
 func (s service) MaxEmbedded() int64 { return s.c.MaxEmbeddedOutput }
 
+func (s service) ProgressMessage() string { return progressMessage }
+
 func (s service) TooLarge(v wire.FileValue) string { return tooLargeText(v) }
 
 func (s service) Downloads(from fileserve.Sender) bool { return senderOf(from).files.downloads() }
@@ -64,8 +66,8 @@ func (s service) Embed(ctx context.Context, from fileserve.Sender, v wire.FileVa
 	return s.c.embedOutput(ctx, senderOf(from), v, budget)
 }
 
-func (s service) Call(ctx context.Context, from fileserve.Sender, tool string) (context.Context, func()) {
-	res := &resolver{c: s.c, from: senderOf(from), tool: tool}
+func (s service) Call(ctx context.Context, from fileserve.Sender, tool string, progress func(received, total int64)) (context.Context, func()) {
+	res := &resolver{c: s.c, from: senderOf(from), tool: tool, notify: progress}
 	end := res.callReads()
 	return hook.WithResolver(ctx, res, nil), end
 }

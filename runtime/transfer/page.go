@@ -87,6 +87,8 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		} else {
 			who.session = weak.Make(hk.Session) // a page does not keep its session alive
 		}
+	} else if owner == "" && hk.Caller != nil { // another SDK's (runtime/mcpgo)
+		who.session = hk.Caller
 	}
 	var key *pageKey
 	if hk.Reuse {

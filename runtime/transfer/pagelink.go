@@ -90,7 +90,18 @@ func (r *resolver) GiveBack(ctx context.Context) {
 // for, as notifications/progress; nil when the call gave no progress
 // token. Progress only grows, as MCP requires.
 func (r *resolver) progress() func(received, total int64) {
-	if r.progressToken == nil || r.session == nil {
+	notify := r.notify
+	if notify == nil && r.progressToken != nil && r.session != nil {
+		notify = func(received, total int64) {
+			r.session.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{
+				ProgressToken: r.progressToken,
+				Progress:      float64(received),
+				Total:         float64(total),
+				Message:       progressMessage,
+			})
+		}
+	}
+	if notify == nil {
 		return nil
 	}
 	var last int64 = -1
@@ -102,14 +113,13 @@ func (r *resolver) progress() func(received, total int64) {
 			received = last + 1 // always one at the end
 		}
 		last = received
-		r.session.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{
-			ProgressToken: r.progressToken,
-			Progress:      float64(received),
-			Total:         float64(max(total, received)),
-			Message:       "file upload: bytes received",
-		})
+		notify(received, max(total, received))
 	}
 }
+
+// progressMessage is the message of the notifications/progress of an
+// upload a call waits for.
+const progressMessage = "file upload: bytes received"
 
 // implName is the name of the server a config serves, learned once.
 type implName struct {
@@ -124,6 +134,12 @@ type implName struct {
 // memory, once.
 func (c *config) serverName(ctx context.Context) string {
 	c.name.once.Do(func() {
+		if c.server == nil { // a server of another SDK: the adapter tells
+			if c.nameOf != nil {
+				c.name.name = text.Cut(strings.ToValidUTF8(c.nameOf(), "\uFFFD"), maxPageTool)
+			}
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		st, ct := mcp.NewInMemoryTransports()
@@ -149,3 +165,9 @@ func (c *config) serverName(ctx context.Context) string {
 	})
 	return c.name.name
 }
+
+// Progress returns what reports the progress of an upload the call waits
+// for (nil when the call gave no progress token): for an adapter of
+// another SDK (runtime/mcpgo), whose upload pages wait through
+// hook.Resolver.AwaitPage.
+func (r *resolver) Progress() func(received, total int64) { return r.progress() }

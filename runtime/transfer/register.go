@@ -128,11 +128,12 @@ type config struct {
 	publicOrigin string // scheme://host of PublicURL, as browsers send it in Origin
 	quota        quota  // the one quota of every upload path
 	pages        *pages
-	bufs         *bufferPool // the buffers of uploads, by the endpoint and by pages
-	reads        *readFiles  // the files calls read, for ReadFileTTL
-	admit        *admission  // the bounds of uploads in progress, likewise
-	name         implName    // the server's name, for upload pages
-	obs          *observer   // the records and measurements of every path
+	bufs         *bufferPool   // the buffers of uploads, by the endpoint and by pages
+	reads        *readFiles    // the files calls read, for ReadFileTTL
+	admit        *admission    // the bounds of uploads in progress, likewise
+	name         implName      // the server's name, for upload pages
+	nameOf       func() string // on a server of another SDK (server nil), its name; nil: none
+	obs          *observer     // the records and measurements of every path
 }
 
 func newConfig(o Options) (*config, error) {

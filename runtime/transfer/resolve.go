@@ -26,6 +26,9 @@ type resolver struct {
 	reads   *callReads         // the files a tools/call resolved; nil for other requests
 	// progressToken is the tools/call's progress token; nil for none.
 	progressToken any
+	// notify sends a notifications/progress of the call, on a server of
+	// another SDK (session nil); nil when the call gave no progress token.
+	notify func(received, total int64)
 	// tool is the tool called; "" for other requests.
 	tool string
 	// took holds the file IDs of the pages whose files this call took

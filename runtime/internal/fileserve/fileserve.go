@@ -49,6 +49,9 @@ type Config struct {
 	// HTTPPrincipal returns the principal of a request to the upload and
 	// download endpoints, and whether it came with auth.
 	HTTPPrincipal func(*http.Request) (principal string, ok bool)
+	// ServerName returns the name an upload page shows as the server
+	// asking (its title, or else its name); nil: none.
+	ServerName func() string
 }
 
 // A Service is the transfer layer of one server.
@@ -64,9 +67,16 @@ type Service interface {
 	Authorize(ctx context.Context, from Sender, method string, params json.RawMessage) (result any, err *Error)
 
 	// Call returns ctx with the Resolver of a call of tool sent by from,
-	// which resolves the call's file URIs and lets its handler Save files,
-	// and the function to call when the call has ended.
-	Call(ctx context.Context, from Sender, tool string) (context.Context, func())
+	// which resolves the call's file URIs (upload pages' too) and lets its
+	// handler Save files and ask for upload pages, and the function to
+	// call when the call has ended. progress, nil when the call gave no
+	// progress token, sends a notifications/progress of the call, of the
+	// bytes of an upload it waits for, with ProgressMessage; the
+	// Resolver's Progress method throttles it and keeps it growing.
+	Call(ctx context.Context, from Sender, tool string, progress func(received, total int64)) (context.Context, func())
+
+	// ProgressMessage is the message of those notifications/progress.
+	ProgressMessage() string
 
 	// Downloads reports whether from takes file content blocks: it
 	// declared files.download over a transport the server hands out.

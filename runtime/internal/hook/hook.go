@@ -114,10 +114,15 @@ type Resolver interface {
 // A PageKey says which call asks for an upload page.
 type PageKey struct {
 	Session *mcp.ServerSession
-	Tool    string // the tool called
-	ID      string // the input request's ID
-	Form    string // what is asked: the form's type and the message
-	Reuse   bool   // a page for a client without URL-mode elicitation: found again by the retry
+	// Caller, on a server of another SDK (Session nil), tells apart the
+	// callers without auth whose requests the owner does not (a session
+	// without an ID): a comparable value that keeps nothing alive; nil
+	// for one such caller (stdio's one client).
+	Caller any
+	Tool   string // the tool called
+	ID     string // the input request's ID
+	Form   string // what is asked: the form's type and the message
+	Reuse  bool   // a page for a client without URL-mode elicitation: found again by the retry
 }
 
 // A Page is an upload page: the URL a person opens to upload one file.

@@ -13,11 +13,14 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/mcpfile/mcpfile/runtime/fetch"
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 )
 
 // Args is what a tool call does with the arguments of one generated input
@@ -41,6 +44,11 @@ type Args struct {
 	// UploadsOnly are the arguments that take uploaded files only
 	// (mcpfile tag transfer=upload); nil for none.
 	UploadsOnly []string
+
+	// Bind returns the context of a call of the tool, for its handler:
+	// an upload page's ElicitOptions.Arg is checked against the tool's
+	// arguments (Upload.Arg).
+	Bind func(ctx context.Context) context.Context
 }
 
 // New returns the Args of the type t, whose generated object schema is
@@ -80,6 +88,61 @@ type Question struct {
 // schema. It is an error when the schema cannot be a form. Package runtime
 // sets it.
 var NewForm func(t reflect.Type, schema json.RawMessage) (*Form, error)
+
+// An Upload is what asking for the file of one generated type through an
+// upload page does, as runtime.ElicitUpload does for a go-sdk server; the
+// page itself is the resolver's (hook.Resolver.NewPage).
+type Upload struct {
+	// File describes the type's one file, for the page.
+	File descriptor.File
+
+	// Accept resolves uri, the file URI of the page's upload, through r,
+	// and sets the file of dst (a pointer to a value of the type); the
+	// error is written for the model.
+	Accept func(ctx context.Context, r hook.Resolver, uri string, dst any) error
+
+	// Arg checks ElicitOptions.Arg, arg, against the arguments of the
+	// tool called, whose context Args.Bind made (not checked for a tool
+	// added otherwise), and reports whether it is a list.
+	Arg func(ctx context.Context, tool, arg string) (list bool, err error)
+
+	// Link is the text of the tool result that hands page p over as a link
+	// for the model to pass on (to a client without URL-mode elicitation),
+	// with message; arg, when not "", is the argument through which the
+	// retry brings the page back (in a list of one when list).
+	Link func(tool, message, arg string, list bool, p hook.Page) string
+}
+
+// What the resource_link of a link result says of the page: its name,
+// title and description.
+var PageLinkName, PageLinkTitle string
+var PageLinkDescription func(tool string) string
+
+// NewUpload returns the Upload of the type t, whose generated object
+// schema is schema. It is an error, to follow the type's name, when t
+// is not one file. Package runtime sets it.
+var NewUpload func(t reflect.Type, schema json.RawMessage) (*Upload, error)
+
+// UploadState is the requestState of the upload page whose state is given,
+// for the input request id.
+func UploadState(id, state string) string {
+	return "mcpfile.upload/" + url.PathEscape(id) + "/" + state
+}
+
+// ParseUploadState returns the page state that s (as made by UploadState)
+// holds for the input request id. The state is signed by the server, for
+// the caller: a client that alters it gets no other caller's file.
+func ParseUploadState(s, id string) (string, bool) {
+	rest, ok := strings.CutPrefix(s, "mcpfile.upload/")
+	if !ok {
+		return "", false
+	}
+	name, state, ok := strings.Cut(rest, "/")
+	if !ok || name != url.PathEscape(id) || state == "" {
+		return "", false
+	}
+	return state, true
+}
 
 // ElicitState is the requestState for try number try of the form id.
 func ElicitState(id string, try int) string {

@@ -11,3 +11,17 @@ import "github.com/mcpfile/mcpfile/runtime"
 type UploadArgs struct {
 	Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=20MiB,transfer=upload"`
 }
+
+// PageArgs are the arguments of describe_image_page, which asks the
+// person for the image through an upload page: none, but for the retry
+// of a client that could not show the page, which sends back the page's
+// file URI as image, as the tool's result told it.
+type PageArgs struct {
+	Image *runtime.File `json:"image,omitempty" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=20MiB,transfer=upload"`
+}
+
+// PageImage is what describe_image_page's upload page asks for: one image
+// of up to 20 MiB, chosen in the person's browser.
+type PageImage struct {
+	Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=20MiB"`
+}

@@ -1,8 +1,10 @@
 // Command describe_image is the describe_image example server
 // (examples/describe_image) on github.com/mark3labs/mcp-go instead of the
 // official go-sdk: the same three tools, the same generated argument types
-// and the same answers, registered with runtime/mcpgo, and a fourth that
-// takes its image as a SEP-2631 upload. describe_image takes a data: URI,
+// and the same answers, registered with runtime/mcpgo, a fourth that
+// takes its image as a SEP-2631 upload, and describe_image_page, which
+// asks the person for it through an upload page (URL-mode elicitation, or
+// a link for a client without it). describe_image takes a data: URI,
 // describe_image_filedata an Odeus FileData object, describe_image_chatgpt
 // a ChatGPT file object, whose download_url it fetches from the hosts
 // -fetch-host allows, and describe_image_upload an image of up to 20 MiB
@@ -184,7 +186,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // keyEnv names the environment variable that holds the signing key.
 const keyEnv = "MCPFILE_TRANSFER_KEY"
 
-// newServer returns the server with its five tools and the files it
+// newServer returns the server with its six tools and the files it
 // serves with o; f fetches the files of describe_image_chatgpt (nil: none).
 func newServer(f *fetch.Fetcher, log *slog.Logger, o transfer.Options) (*server.MCPServer, *mcpgo.Files, error) {
 	s := server.NewMCPServer("describe_image", "v0.1.0", server.WithLogger(log))
@@ -211,6 +213,26 @@ func newServer(f *fetch.Fetcher, log *slog.Logger, o transfer.Options) (*server.
 	mcpgo.AddTool(s, mcp.NewTool("describe_image_upload", mcp.WithDescription("Describe an image file (PNG, JPEG, GIF or WebP, up to 20 MiB) that you upload first: call files/authorizeUpload, upload it as the answer says, and pass the file URI you got as image."), out),
 		func(_ context.Context, _ mcp.CallToolRequest, args UploadArgs) (*mcp.CallToolResult, error) {
 			return describe(args.Image), nil
+		})
+	// describe_image_page asks the person for the image through an upload
+	// page: shown by a client with URL-mode elicitation, or handed to the
+	// model as a link, whose retry brings the page's file back as image.
+	mcpgo.AddTool(s, mcp.NewTool("describe_image_page", mcp.WithDescription("Describe an image (PNG, JPEG, GIF or WebP, up to 20 MiB) that the person chooses in their browser, through an upload page this tool gives them. Call it without arguments; if the result is a link, give it to the person and call again as the result says."), out),
+		func(ctx context.Context, req mcp.CallToolRequest, args PageArgs) (*mcp.CallToolResult, error) {
+			if args.Image != nil { // the retry of a client that could not show the page
+				return describe(*args.Image), nil
+			}
+			ans, pending, err := mcpgo.ElicitUpload[PageImage](ctx, req, "Please choose the image to describe.",
+				&runtime.ElicitOptions[PageImage]{Arg: "image"})
+			switch {
+			case err != nil:
+				return mcp.NewToolResultError(err.Error()), nil
+			case pending != nil:
+				return pending, nil
+			case ans.Action != runtime.Accept:
+				return mcp.NewToolResultError("No image was chosen: the person answered " + string(ans.Action) + "."), nil
+			}
+			return describe(ans.Value.Image), nil
 		})
 	// sample_image's output schema is the one mcpfilegen generated for
 	// Sample, as runtime.AddTool publishes an Out type's on a go-sdk server.

@@ -29,6 +29,98 @@ func _() {
 // mcpfileStructT_changed_run_go_generate: T's fields without T's methods, so that
 // encoding/json decodes the other members field by field.
 
+// If this fails to compile, PageArgs changed since mcpfilegen ran: run go generate.
+var _ PageArgs = mcpfileStructPageArgs_changed_run_go_generate{}
+
+type mcpfileStructPageArgs_changed_run_go_generate = struct {
+	Image *runtime.File `json:"image,omitempty" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=20MiB,transfer=upload"`
+}
+
+// MCPSchema returns the JSON Schema of PageArgs, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (PageArgs) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaPageArgs)
+}
+
+const mcpfileSchemaPageArgs = `{
+  "properties": {
+    "image": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "image/png",
+          "image/jpeg",
+          "image/gif",
+          "image/webp"
+        ],
+        "maxSize": 20971520,
+        "transferModes": [
+          "upload"
+        ]
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "description": "PageArgs are the arguments of describe_image_page, which asks the person for the image through an upload page: none, but for the retry of a client that could not show the page, which sends back the page's file URI as image, as the tool's result told it."
+}`
+
+var mcpfileObjectPageArgs = mcpfileimpl.NewObject(mcpfileSchemaPageArgs, []string{"image"}, []string{"image"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *PageArgs) UnmarshalJSON(b []byte) error {
+	type PageArgs mcpfileStructPageArgs_changed_run_go_generate
+	return mcpfileObjectPageArgs.Unmarshal(b, (*PageArgs)(t), mcpfileimpl.Into(&t.Image))
+}
+
+// If this fails to compile, PageImage changed since mcpfilegen ran: run go generate.
+var _ PageImage = mcpfileStructPageImage_changed_run_go_generate{}
+
+type mcpfileStructPageImage_changed_run_go_generate = struct {
+	Image runtime.File `json:"image" mcpfile:"accept=image/png|image/jpeg|image/gif|image/webp,maxSize=20MiB"`
+}
+
+// MCPSchema returns the JSON Schema of PageImage, computed by mcpfilegen,
+// for mcp.Tool.InputSchema or an elicitation's requestedSchema.
+func (PageImage) MCPSchema() json.RawMessage {
+	return json.RawMessage(mcpfileSchemaPageImage)
+}
+
+const mcpfileSchemaPageImage = `{
+  "properties": {
+    "image": {
+      "type": "string",
+      "format": "uri",
+      "x-mcp-file": {
+        "accept": [
+          "image/png",
+          "image/jpeg",
+          "image/gif",
+          "image/webp"
+        ],
+        "maxSize": 20971520
+      }
+    }
+  },
+  "additionalProperties": false,
+  "type": "object",
+  "required": [
+    "image"
+  ],
+  "description": "PageImage is what describe_image_page's upload page asks for: one image of up to 20 MiB, chosen in the person's browser."
+}`
+
+var mcpfileObjectPageImage = mcpfileimpl.NewObject(mcpfileSchemaPageImage, []string{"image"}, []string{"image"})
+
+// UnmarshalJSON decodes b into t as encoding/json would, except that it decodes
+// each file argument and checks it against its x-mcp-file constraints.
+func (t *PageImage) UnmarshalJSON(b []byte) error {
+	type PageImage mcpfileStructPageImage_changed_run_go_generate
+	return mcpfileObjectPageImage.Unmarshal(b, (*PageImage)(t), mcpfileimpl.Into(&t.Image))
+}
+
 // If this fails to compile, Sample changed since mcpfilegen ran: run go generate.
 var _ Sample = mcpfileStructSample_changed_run_go_generate{}
 
