@@ -76,6 +76,23 @@ func TestCallDescribeImage(t *testing.T) {
 	}
 }
 
+// TestCallHostShapes: describe_image_filedata (form=filedata) gets the
+// PNG as a FileData object, and says so; describe_image_chatgpt
+// (form=openai), which takes a URL the server fetches, refuses a local
+// file before anything is sent, saying what to give instead.
+func TestCallHostShapes(t *testing.T) {
+	t.Setenv(serveEnv, "describe_image")
+	img := writeTemp(t, "dot.png", dotPNG)
+	code, stdout, stderr := callRun(t, "-inline-max", "10", "describe_image_filedata", "image=@"+img, "--", os.Args[0])
+	if code != 0 || !strings.Contains(stdout, sha(dotPNG)) || !strings.Contains(stderr, "inline as a FileData object for \"image\"") {
+		t.Errorf("filedata: exit %d, stdout %q, stderr %q; want 0, the PNG's sha256, and a FileData object sent", code, stdout, stderr)
+	}
+	code, stdout, stderr = callRun(t, "describe_image_chatgpt", "image=@"+img, "--", os.Args[0])
+	if code != 2 || stdout != "" || !strings.Contains(stderr, `argument "image" takes a ChatGPT file object`) || !strings.Contains(stderr, `{"download_url": URL, "file_id": ID}`) {
+		t.Errorf("chatgpt: exit %d, stdout %q, stderr %q; want 2 and the reason with what to give instead", code, stdout, stderr)
+	}
+}
+
 // analyzeDocument serves the analyze_document example over HTTP, with its
 // upload and download endpoints, and returns its MCP URL.
 func analyzeDocument(t *testing.T) string {
