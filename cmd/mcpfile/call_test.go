@@ -112,7 +112,8 @@ func analyzeDocument(t *testing.T) string {
 // generations, an upload-only argument is uploaded, an inline-or-upload
 // one goes inline when small and is uploaded above -inline-max, and the
 // report export_report returns, a file block (call declares
-// files.download), is downloaded with -o and verified against its digest.
+// files.download), is downloaded with -o (into a directory it makes) and
+// verified against its digest.
 func TestCallAnalyzeDocument(t *testing.T) {
 	url := analyzeDocument(t)
 	text := bytes.Repeat([]byte("a line of text\n"), 1000)
@@ -138,7 +139,7 @@ func TestCallAnalyzeDocument(t *testing.T) {
 				}
 			}
 			for _, size := range []int{1000, 3 << 20} {
-				dir := t.TempDir()
+				dir := filepath.Join(t.TempDir(), "reports") // -o makes it
 				code, stdout, stderr := callRun(t, "-protocol", v, "-url", url, "-o", dir, "export_report", "title=Q3", "size="+itoa(size))
 				if code != 0 {
 					t.Fatalf("export_report size %d: exit %d, stderr %q", size, code, stderr)
@@ -248,7 +249,8 @@ func TestCallUsage(t *testing.T) {
 		{nil, "name the server"},
 		{[]string{"-url", "http://127.0.0.1:1/mcp"}, "name the tool to call"},
 		{[]string{"-url", "http://127.0.0.1:1/mcp", "t", "--", "x"}, "name one server"},
-		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", "/nonexistent/dir", "t"}, `-o "/nonexistent/dir": not a directory`},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", "/nonexistent/dir", "t"}, `-o "/nonexistent/dir": no such file or directory`},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", writeTemp(t, "f", nil), "t"}, `": not a directory`},
 		{[]string{"-url", "http://127.0.0.1:1/mcp", "t"}, "connecting"},
 	} {
 		code, _, stderr := callRun(t, tt.args...)

@@ -62,8 +62,8 @@
 // files the tool returns (file blocks, FileValues in structuredContent,
 // resource links of file URIs, embedded resources) are downloaded with
 // files/authorizeDownload, verified against their declared size and
-// digest, and saved in DIR under their names, never over an existing
-// file. Without -o they are listed. Uploads and downloads use plain http://
+// digest, and saved in DIR (made if missing) under their names, never
+// over an existing file. Without -o they are listed. Uploads and downloads use plain http://
 // URLs only with -allow-http, or when -url is http:// on a loopback
 // address. -max-download bounds a file whose size is not declared.
 //
