@@ -24,7 +24,8 @@ import (
 const callUsage = `usage: mcpfile call [flags] (-url URL TOOL [ARG...] | TOOL [ARG...] -- COMMAND [ARGS...])
 
 ARG, and the value of -answer (a field of a form the tool asks for), is one of
-  name=@path            a local file for a file argument (repeat it for an array)
+  name=@path            a local file for a file argument (repeat it for an array);
+                        a FileData object where the argument takes one
   name=@path;type=M     the same, declared as media type M
   name=value            a string, or a number or boolean where the schema says so
   name:=json            a JSON value, as is
