@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -23,7 +24,8 @@ import (
 const callUsage = `usage: mcpfile call [flags] (-url URL TOOL [ARG...] | TOOL [ARG...] -- COMMAND [ARGS...])
 
 ARG, and the value of -answer (a field of a form the tool asks for), is one of
-  name=@path            a local file for a file argument (repeat it for an array)
+  name=@path            a local file for a file argument (repeat it for an array);
+                        a FileData object where the argument takes one
   name=@path;type=M     the same, declared as media type M
   name=value            a string, or a number or boolean where the schema says so
   name:=json            a JSON value, as is
@@ -36,7 +38,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("mcpfile call", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	serverURL := flags.String("url", "", "call the server at this streamable HTTP `URL` (such as http://127.0.0.1:8080/mcp)")
-	outDir := flags.String("o", "", "save the files the tool returns in `dir` (downloaded and verified)")
+	outDir := flags.String("o", "", "save the files the tool returns in `dir`, made if missing (downloaded and verified)")
 	mode := flags.String("mode", string(client.ModeAuto), "how files travel: auto (inline up to -inline-max, uploaded above, as each argument allows), inline or upload")
 	inlineMax := flags.Int64("inline-max", client.DefaultInlineMax, "in auto mode, the largest file in `bytes` sent inline where an upload is allowed too")
 	allowHTTP := flags.Bool("allow-http", false, "let uploads and downloads use plain http:// URLs (the default when -url is http:// on a loopback address)")
@@ -79,7 +81,22 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(rest) == 0:
 		return fail("name the tool to call: mcpfile call [flags] -url URL TOOL [ARG...]")
 	case *outDir != "":
-		if fi, err := os.Stat(*outDir); err != nil || !fi.IsDir() {
+		// A missing directory is made (its parent must exist, so that a
+		// mistyped path makes no tree of directories).
+		fi, err := os.Stat(*outDir)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = os.Mkdir(*outDir, 0o755); err == nil {
+				fi, err = os.Stat(*outDir)
+			}
+		}
+		switch {
+		case err != nil:
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is named already
+			}
+			return fail("-o %q: %v", *outDir, err)
+		case !fi.IsDir():
 			return fail("-o %q: not a directory", *outDir)
 		}
 	}

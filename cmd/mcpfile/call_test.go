@@ -76,6 +76,23 @@ func TestCallDescribeImage(t *testing.T) {
 	}
 }
 
+// TestCallHostShapes: describe_image_filedata (form=filedata) gets the
+// PNG as a FileData object, and says so; describe_image_chatgpt
+// (form=openai), which takes a URL the server fetches, refuses a local
+// file before anything is sent, saying what to give instead.
+func TestCallHostShapes(t *testing.T) {
+	t.Setenv(serveEnv, "describe_image")
+	img := writeTemp(t, "dot.png", dotPNG)
+	code, stdout, stderr := callRun(t, "-inline-max", "10", "describe_image_filedata", "image=@"+img, "--", os.Args[0])
+	if code != 0 || !strings.Contains(stdout, sha(dotPNG)) || !strings.Contains(stderr, "inline as a FileData object for \"image\"") {
+		t.Errorf("filedata: exit %d, stdout %q, stderr %q; want 0, the PNG's sha256, and a FileData object sent", code, stdout, stderr)
+	}
+	code, stdout, stderr = callRun(t, "describe_image_chatgpt", "image=@"+img, "--", os.Args[0])
+	if code != 2 || stdout != "" || !strings.Contains(stderr, `argument "image" takes a ChatGPT file object`) || !strings.Contains(stderr, `{"download_url": URL, "file_id": ID}`) {
+		t.Errorf("chatgpt: exit %d, stdout %q, stderr %q; want 2 and the reason with what to give instead", code, stdout, stderr)
+	}
+}
+
 // analyzeDocument serves the analyze_document example over HTTP, with its
 // upload and download endpoints, and returns its MCP URL.
 func analyzeDocument(t *testing.T) string {
@@ -95,7 +112,8 @@ func analyzeDocument(t *testing.T) string {
 // generations, an upload-only argument is uploaded, an inline-or-upload
 // one goes inline when small and is uploaded above -inline-max, and the
 // report export_report returns, a file block (call declares
-// files.download), is downloaded with -o and verified against its digest.
+// files.download), is downloaded with -o (into a directory it makes) and
+// verified against its digest.
 func TestCallAnalyzeDocument(t *testing.T) {
 	url := analyzeDocument(t)
 	text := bytes.Repeat([]byte("a line of text\n"), 1000)
@@ -121,7 +139,7 @@ func TestCallAnalyzeDocument(t *testing.T) {
 				}
 			}
 			for _, size := range []int{1000, 3 << 20} {
-				dir := t.TempDir()
+				dir := filepath.Join(t.TempDir(), "reports") // -o makes it
 				code, stdout, stderr := callRun(t, "-protocol", v, "-url", url, "-o", dir, "export_report", "title=Q3", "size="+itoa(size))
 				if code != 0 {
 					t.Fatalf("export_report size %d: exit %d, stderr %q", size, code, stderr)
@@ -231,7 +249,8 @@ func TestCallUsage(t *testing.T) {
 		{nil, "name the server"},
 		{[]string{"-url", "http://127.0.0.1:1/mcp"}, "name the tool to call"},
 		{[]string{"-url", "http://127.0.0.1:1/mcp", "t", "--", "x"}, "name one server"},
-		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", "/nonexistent/dir", "t"}, `-o "/nonexistent/dir": not a directory`},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", "/nonexistent/dir", "t"}, `-o "/nonexistent/dir": no such file or directory`},
+		{[]string{"-url", "http://127.0.0.1:1/mcp", "-o", writeTemp(t, "f", nil), "t"}, `": not a directory`},
 		{[]string{"-url", "http://127.0.0.1:1/mcp", "t"}, "connecting"},
 	} {
 		code, _, stderr := callRun(t, tt.args...)

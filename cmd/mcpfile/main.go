@@ -58,14 +58,19 @@
 // sends files up to -inline-max bytes (1 MiB) inline where an upload is
 // allowed too, larger ones are uploaded, and a server without uploads gets
 // them inline where the argument allows; -mode inline and -mode upload
-// force one. The result is printed (-json: as JSON). With -o DIR, the
-// files the tool returns (file blocks, FileValues in structuredContent,
-// resource links of file URIs, embedded resources) are downloaded with
+// force one. An argument in a host's shape (x-mcpfile-form filedata) gets
+// a FileData object with the file's base64, inline; one that takes a
+// ChatGPT file object (openai) names a URL the server fetches, and takes
+// name:='{"download_url": …, "file_id": …}' rather than a local file.
+// The result is printed (-json: as JSON). With -o DIR, the files the tool
+// returns (file blocks, FileValues in structuredContent, resource links
+// of file URIs, embedded resources) are downloaded with
 // files/authorizeDownload, verified against their declared size and
-// digest, and saved in DIR under their names, never over an existing
-// file. Without -o they are listed. Uploads and downloads use plain http://
-// URLs only with -allow-http, or when -url is http:// on a loopback
-// address. -max-download bounds a file whose size is not declared.
+// digest, and saved in DIR (made if missing) under their names, never
+// over an existing file. Without -o they are listed. Uploads and
+// downloads use plain http:// URLs only with -allow-http, or when -url is
+// http:// on a loopback address. -max-download bounds a file whose size
+// is not declared.
 //
 // A form the tool asks for during the call (elicitation) is answered from
 // -answer arguments, of the same grammar (-answer photo=@me.png), with the

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,7 +51,7 @@ const DefaultInlineMax = 1 << 20
 const MaxInline = 256 << 20
 
 // A LocalFile is a file on disk for a file field (a property with
-// x-mcp-file, or an array whose items have it).
+// x-mcp-file or x-mcpfile-form, or an array whose items have it).
 type LocalFile struct {
 	// Path is the file's path. It must be a regular file.
 	Path string
@@ -94,13 +95,17 @@ type SentFile struct {
 	// Fallback: ModeAuto meant to upload the file, but the server answered
 	// files/authorizeUpload with -32601, so it went inline.
 	Fallback bool
+	// Form is "filedata" when the file went inline as an Odeus FileData
+	// object (the field's x-mcpfile-form), "" for a data: URI or a file URI.
+	Form string
 }
 
 // ErrArguments is the error (for errors.Is) of values and files that do
 // not fit the schema: a name the schema does not have, a file for a
 // property that takes none, a file that breaks its field's accept,
-// maxSize, maxItems or transferModes, a required property left out, a
-// file that cannot be read. Nothing was sent.
+// maxSize, maxItems or transferModes, a file for a ChatGPT file object
+// (which names a URL, not bytes), a required property left out, a file
+// that cannot be read. Nothing was sent.
 var ErrArguments = errors.New("transfer/client: the arguments do not fit the schema")
 
 // An argError is an error that is ErrArguments.
@@ -156,6 +161,16 @@ func CallTool(ctx context.Context, cs *mcp.ClientSession, tool *mcp.Tool, values
 // [CallOptions.Mode]), as data: URIs or file URIs; a single file for a
 // property that takes one, an array for an array.
 //
+// A field in a host's shape (x-mcpfile-form, mcpfile tag form=) gets the
+// shape its schema declares: for form "filedata", an Odeus FileData
+// object, {"fileName", "mimeType", "base64", "size", "lastModified"},
+// always inline (the file's bytes are in it), with the same checks. A
+// ChatGPT file object (form "openai") names a URL the server downloads
+// the file from, so no local file can be sent to it: a file for one is
+// an [ErrArguments] that says so; give such a property a value,
+// {"download_url": …, "file_id": …}, for a URL the server's fetcher
+// allows.
+//
 // Everything is checked before anything is sent, each failure an
 // [ErrArguments] that says what and why: every name is a property of the
 // input schema; files go only to file fields, one to a single field, at
@@ -194,8 +209,9 @@ type schema struct {
 	fields   map[string]*field
 }
 
-// A field is a file field: a property with x-mcp-file, or an array whose
-// items have it.
+// A field is a file field: a property with x-mcp-file or
+// x-mcpfile-form, or an array whose items have it. file.Form is the
+// x-mcpfile-form's form, "" for x-mcp-file.
 type field struct {
 	name               string
 	array              bool
@@ -205,9 +221,9 @@ type field struct {
 
 // readSchema reads the object schema s (a tool's input schema, a form's
 // requested schema, in any form json.Marshal takes). A client reads what
-// it understands: a property whose x-mcp-file is not an object of
-// accept, maxSize and transferModes is an error only once a file is
-// given for it (the problems readSchema returns, by property).
+// it understands: a property whose x-mcp-file (or x-mcpfile-form) is not
+// an object of accept, maxSize and transferModes is an error only once a
+// file is given for it (the problems readSchema returns, by property).
 func readSchema(s any) (*schema, map[string]string, error) {
 	raw, err := json.Marshal(s)
 	if err != nil {
@@ -229,11 +245,11 @@ func readSchema(s any) (*schema, map[string]string, error) {
 			continue
 		}
 		f := &field{name: name, maxItems: -1}
-		kw, ok := m["x-mcp-file"]
+		kw, form, ok := fileKeyword(m)
 		if !ok {
 			var items map[string]json.RawMessage
 			json.Unmarshal(m["items"], &items)
-			if kw, ok = items["x-mcp-file"]; !ok {
+			if kw, form, ok = fileKeyword(items); !ok {
 				continue
 			}
 			f.array = true
@@ -246,17 +262,47 @@ func readSchema(s any) (*schema, map[string]string, error) {
 				f.minItems = *n.MinItems
 			}
 		}
-		if err := json.Unmarshal(kw, &f.file); err != nil {
-			problems[name] = fmt.Sprintf("its x-mcp-file is not an object of accept, maxSize and transferModes (%v)", err)
-		} else if f.file.MaxSize < 0 {
-			problems[name] = fmt.Sprintf("its x-mcp-file has maxSize %d", f.file.MaxSize)
-		} else if len(f.file.TransferModes) == 0 && strings.Contains(string(kw), `"transferModes"`) {
-			problems[name] = "its x-mcp-file has an empty transferModes (want inline, upload or both)"
+		key := "x-mcp-file"
+		if form {
+			key = "x-mcpfile-form"
+		}
+		err := json.Unmarshal(kw, &f.file)
+		if !form {
+			f.file.Form = "" // a member of x-mcpfile-form only
+		}
+		switch {
+		case kw == nil:
+			problems[name] = "it has both x-mcp-file and x-mcpfile-form (want one)"
+		case err != nil:
+			problems[name] = fmt.Sprintf("its %s is not an object of accept, maxSize and transferModes (%v)", key, err)
+		case f.file.MaxSize < 0:
+			problems[name] = fmt.Sprintf("its %s has maxSize %d", key, f.file.MaxSize)
+		case len(f.file.TransferModes) == 0 && strings.Contains(string(kw), `"transferModes"`):
+			problems[name] = fmt.Sprintf("its %s has an empty transferModes (want inline, upload or both)", key)
+		case form && f.file.Form != descriptor.FileData && f.file.Form != descriptor.OpenAI:
+			problems[name] = fmt.Sprintf("its x-mcpfile-form has form %s (this client knows %s and %s)", quoteShort(f.file.Form), descriptor.FileData, descriptor.OpenAI)
 		}
 		sc.fields[name] = f
 	}
 	slices.Sort(sc.props)
 	return sc, problems, nil
+}
+
+// fileKeyword returns the file keyword of the schema m: its x-mcp-file,
+// else its x-mcpfile-form (form true); ok is false when it has neither.
+// A schema with both has kw nil (a problem readSchema reports).
+func fileKeyword(m map[string]json.RawMessage) (kw json.RawMessage, form, ok bool) {
+	file, isFile := m["x-mcp-file"]
+	host, isForm := m["x-mcpfile-form"]
+	switch {
+	case isFile && isForm:
+		return nil, false, true
+	case isFile:
+		return file, false, true
+	case isForm:
+		return host, true, true
+	}
+	return nil, false, false
 }
 
 // names lists the properties of s for an error, file fields apart.
@@ -318,6 +364,9 @@ func build(ctx context.Context, cs *mcp.ClientSession, what string, sc any, valu
 			return nil, argErr("argument %q is not a file argument (no x-mcp-file): give it a value", name)
 		case problems[name] != "":
 			return nil, argErr("argument %q cannot be given a file: %s", name, problems[name])
+		case f.file.Form == descriptor.OpenAI:
+			return nil, argErr("argument %q takes a ChatGPT file object (x-mcpfile-form openai): a URL the server downloads the file from, not the file's bytes, so a local file cannot be sent to it; "+
+				`give it a value instead, {"download_url": URL, "file_id": ID}, with a URL the server's fetcher allows, or send the file to a field that takes data: URIs or FileData objects`, name)
 		case len(fs) == 0:
 			return nil, argErr("argument %q is given no file", name)
 		case !f.array && len(fs) > 1:
@@ -381,9 +430,10 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // goes in.
 type local struct {
 	LocalFile
-	field  *field
-	size   int64
-	upload bool
+	field   *field
+	size    int64
+	upload  bool
+	modTime time.Time
 }
 
 // open checks lf against its field f and decides how it goes.
@@ -412,13 +462,17 @@ func open(f *field, lf LocalFile, o *CallOptions) (*local, error) {
 		return nil, argErr("argument %q takes files of at most %d bytes (maxSize); %s is %d bytes", name, fd.MaxSize, lf.Path, l.size)
 	}
 	inline := fd.AllowsInline()
-	upload := len(fd.TransferModes) == 0 || slices.Contains(fd.TransferModes, descriptor.Upload)
+	upload := fd.AllowsUpload()
 	modes := strings.Join(fd.TransferModes, ", ")
 	limit := o.InlineMax
 	if limit <= 0 {
 		limit = DefaultInlineMax
 	}
 	switch {
+	case fd.Form == descriptor.FileData && !inline:
+		return nil, argErr("argument %q takes FileData objects, which carry the file's bytes, yet its transferModes (%s) leave out inline: no file can be sent to it", name, modes)
+	case fd.Form == descriptor.FileData && o.Mode == ModeUpload:
+		return nil, argErr("argument %q takes a FileData object, which carries the file's bytes (x-mcpfile-form filedata): it cannot be uploaded (use mode auto or inline)", name)
 	case !inline && !upload:
 		return nil, argErr("argument %q takes files by transferModes %s only; this client sends inline and upload", name, modes)
 	case o.Mode == ModeInline && !inline:
@@ -435,6 +489,7 @@ func open(f *field, lf LocalFile, o *CallOptions) (*local, error) {
 	if !l.upload && l.size > MaxInline {
 		return nil, argErr("argument %q: %s is %d bytes, more than the %d a file sent inline may have here (the message holds it whole), and the argument is inline only", name, lf.Path, l.size, MaxInline)
 	}
+	l.modTime = fi.ModTime()
 	return l, nil
 }
 
@@ -481,10 +536,12 @@ func mediaTypeOf(path string) (string, error) {
 	return t, nil
 }
 
-// send sends the file as its mode says and returns the URI for the
-// argument. An upload the server does not serve (-32601) goes inline in
-// ModeAuto, where the field allows it.
-func (l *local) send(ctx context.Context, cs *mcp.ClientSession, o *CallOptions) (string, error) {
+// send sends the file as its mode says and returns the value for the
+// argument: a URI, or for a field of form filedata an Odeus FileData
+// object (fileName, mimeType, base64, size, lastModified). An
+// upload the server does not serve (-32601) goes inline in ModeAuto,
+// where the field allows it.
+func (l *local) send(ctx context.Context, cs *mcp.ClientSession, o *CallOptions) (any, error) {
 	name := l.field.name
 	sent := SentFile{Field: name, Path: l.Path, MediaType: l.MediaType, Size: l.size}
 	if l.upload {
@@ -516,6 +573,19 @@ func (l *local) send(ctx context.Context, cs *mcp.ClientSession, o *CallOptions)
 	}
 	if int64(len(b)) != l.size {
 		return "", fmt.Errorf("transfer/client: argument %q: %s changed size after it was checked (%d bytes, then %d)", name, l.Path, l.size, len(b))
+	}
+	if l.field.file.Form == descriptor.FileData {
+		sent.Form = descriptor.FileData
+		if o.Sent != nil {
+			o.Sent(sent)
+		}
+		return map[string]any{
+			"fileName":     filepath.Base(l.Path),
+			"mimeType":     l.MediaType,
+			"base64":       base64.StdEncoding.EncodeToString(b),
+			"size":         l.size,
+			"lastModified": l.modTime.UTC().Format(time.RFC3339),
+		}, nil
 	}
 	if o.Sent != nil {
 		o.Sent(sent)

@@ -29,7 +29,8 @@ import (
 
 // A callSite is a real server built with the runtime, with uploads
 // (transfer.Register) over streamable HTTP, that counts the requests it
-// receives by method. Its tools: describe (testtypes.ImageArgs: a PNG or
+// receives by method. Its tools: host (testtypes.HostArgs: FileData
+// objects, single and array, and a ChatGPT file object), describe (testtypes.ImageArgs: a PNG or
 // JPEG of at most 1 KiB, inline or upload), blob (testtypes.BigArgs: any
 // file of up to 5 MiB), docs (testtypes.DocsArgs: up to three PDFs or
 // texts of 2 KiB), document (testtypes.DocumentArgs: upload only), and
@@ -77,6 +78,13 @@ func newCallSite(t *testing.T, withTransfer bool) (*callSite, *mcp.Server) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "called"}}}, nil
 		})
 	}
+	runtime.AddTool(s, &mcp.Tool{Name: "host"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.HostArgs) (*mcp.CallToolResult, any, error) {
+		lines := []string{in.Photo.Name + " " + described(in.Photo.MediaType, int64(len(in.Photo.Bytes())), sum(in.Photo.Bytes()))}
+		for _, p := range in.Pages {
+			lines = append(lines, p.Name+" "+described(p.MediaType, int64(len(p.Bytes())), sum(p.Bytes())))
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(lines, "\n")}}}, nil, nil
+	})
 	runtime.AddTool(s, &mcp.Tool{Name: "docs"}, func(_ context.Context, _ *mcp.CallToolRequest, in testtypes.DocsArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("doc ", len(in.Docs))}}}, nil, nil
 	})
@@ -139,6 +147,8 @@ func hostSession(t *testing.T, url, version string) *mcp.ClientSession {
 }
 
 func sumHex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+func sum(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
 
 // TestCallTool: files reach the tools inline or uploaded as the mode,
 // the size and the field's transferModes say, on both protocol
@@ -414,5 +424,128 @@ func TestSave(t *testing.T) {
 	path, err := client.Save(t.Context(), nil, client.Output{File: wire.FileValue{URI: "mcp-file://s/2", Name: "../../.hidden/x.txt"}, Data: report}, dir, nil)
 	if err != nil || filepath.Dir(path) != dir || strings.HasPrefix(filepath.Base(path), ".") {
 		t.Errorf("Save of ../../.hidden/x.txt = %q, %v; want a visible file in %s", path, err, dir)
+	}
+}
+
+// TestCallToolFileData: a field in Odeus's shape (x-mcpfile-form
+// filedata) gets a FileData object the runtime decodes, single and in an
+// array: name, media type and bytes arrive, always inline (the object
+// carries the bytes), even where auto would upload and the server serves
+// uploads; the field's accept, maxSize and maxItems are checked before
+// anything is sent; upload mode and a ChatGPT file object (a URL the
+// server fetches) are refused, saying why and what to do instead.
+func TestCallToolFileData(t *testing.T) {
+	site, _ := newCallSite(t, true)
+	png := mcptest.PNG(t, 4, 4, false)
+	pngPath := writeFile(t, "dot.png", png)
+	page1, page2 := []byte("page one\n"), []byte("page two\n")
+	p1, p2 := writeFile(t, "p1.txt", page1), writeFile(t, "p2.txt", page2)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			cs := hostSession(t, site.url, v)
+			tool, err := client.FindTool(t.Context(), cs, "host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent []client.SentFile
+			o := &client.CallOptions{InlineMax: 1, Upload: client.Options{AllowHTTP: true}, Sent: func(s client.SentFile) { sent = append(sent, s) }}
+			uploads := site.count(transfer.MethodAuthorizeUpload)
+			res, err := client.CallTool(t.Context(), cs, tool, nil, map[string][]client.LocalFile{
+				"photo": {{Path: pngPath}},
+				"pages": {{Path: p1}, {Path: p2, MediaType: "text/plain; charset=utf-8"}},
+			}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "dot.png " + described("image/png", int64(len(png)), sum(png)) + "\n" +
+				"p1.txt " + described("text/plain", int64(len(page1)), sum(page1)) + "\n" +
+				"p2.txt " + described("text/plain", int64(len(page2)), sum(page2))
+			if got := mcptest.Text(t, res); res.IsError || got != want {
+				t.Errorf("host: %q (isError %v), want %q", got, res.IsError, want)
+			}
+			if len(sent) != 3 {
+				t.Fatalf("Sent %+v, want three files", sent)
+			}
+			for _, s := range sent {
+				if s.Uploaded || s.Form != "filedata" || s.URI != "" {
+					t.Errorf("Sent %+v, want inline as a FileData object", s)
+				}
+			}
+			if n := site.count(transfer.MethodAuthorizeUpload) - uploads; n != 0 {
+				t.Errorf("%d uploads authorized, want none: a FileData object carries its bytes", n)
+			}
+		})
+	}
+
+	cs := hostSession(t, site.url, "")
+	tool, err := client.FindTool(t.Context(), cs, "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := writeFile(t, "big.png", mcptest.PNG(t, 40, 40, true)) // > 1 KiB
+	before := site.count("tools/call")
+	for _, tt := range []struct {
+		name  string
+		files map[string][]client.LocalFile
+		mode  client.Mode
+		want  string
+	}{
+		{"over maxSize", map[string][]client.LocalFile{"photo": {{Path: big}}}, "", `argument "photo" takes files of at most 1024 bytes (maxSize); ` + big + " is "},
+		{"media type", map[string][]client.LocalFile{"photo": {{Path: p1}}}, "", `argument "photo" accepts image/png, image/jpeg; ` + p1 + " is text/plain"},
+		{"too many", map[string][]client.LocalFile{"photo": {{Path: pngPath}}, "pages": {{Path: p1}, {Path: p1}, {Path: p1}, {Path: p1}}}, "", `argument "pages" takes at most 3 files (maxItems), 4 are given`},
+		{"two for one", map[string][]client.LocalFile{"photo": {{Path: pngPath}, {Path: pngPath}}}, "", `argument "photo" takes one file, and is given 2`},
+		{"upload mode", map[string][]client.LocalFile{"photo": {{Path: pngPath}}}, client.ModeUpload, `argument "photo" takes a FileData object, which carries the file's bytes (x-mcpfile-form filedata): it cannot be uploaded (use mode auto or inline)`},
+		{"ChatGPT file object", map[string][]client.LocalFile{"photo": {{Path: pngPath}}, "doc": {{Path: p1}}}, "",
+			`argument "doc" takes a ChatGPT file object (x-mcpfile-form openai): a URL the server downloads the file from, not the file's bytes, so a local file cannot be sent to it; give it a value instead, {"download_url": URL, "file_id": ID}`},
+	} {
+		_, err := client.CallTool(t.Context(), cs, tool, nil, tt.files, &client.CallOptions{Mode: tt.mode})
+		if !errors.Is(err, client.ErrArguments) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want ErrArguments with %q", tt.name, err, tt.want)
+		}
+	}
+	if n := site.count("tools/call") - before; n != 0 {
+		t.Errorf("%d tool calls, want none", n)
+	}
+
+	// The server still decides: bytes that contradict the declared type
+	// pass the client and are refused by the runtime's content check.
+	fake := writeFile(t, "fake.png", []byte("not a picture, just text"))
+	res, err := client.CallTool(t.Context(), cs, tool, nil, map[string][]client.LocalFile{"photo": {{Path: fake}}}, nil)
+	if err != nil || !res.IsError || !strings.Contains(mcptest.Text(t, res), "fails the content check") {
+		t.Errorf("fake PNG: %+v, %v; want the server's content check refusal", res, err)
+	}
+}
+
+// TestToolArgumentsSchemaKeywords: a FileData field's value is the object
+// its schema declares; x-mcp-file stays a data: URI whatever members it
+// carries; a property with both keywords, or a form this client does not
+// know, cannot be given a file, and says why.
+func TestToolArgumentsSchemaKeywords(t *testing.T) {
+	txt := writeFile(t, "a.txt", []byte("hello"))
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"fd":{"type":"object","x-mcpfile-form":{"form":"filedata","accept":["text/plain"]}},
+		"uri":{"type":"string","x-mcp-file":{"accept":["text/plain"],"form":"filedata"}},
+		"both":{"type":"string","x-mcp-file":{},"x-mcpfile-form":{"form":"filedata"}},
+		"odd":{"type":"object","x-mcpfile-form":{"form":"fax"}}}}`)
+	args, err := client.ToolArguments(t.Context(), nil, &mcp.Tool{Name: "t", InputSchema: schema}, nil,
+		map[string][]client.LocalFile{"fd": {{Path: txt}}, "uri": {{Path: txt}}}, &client.CallOptions{Mode: client.ModeInline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, _ := args["fd"].(map[string]any)
+	if fd["fileName"] != "a.txt" || fd["mimeType"] != "text/plain" || fd["base64"] != "aGVsbG8=" || fd["size"] != int64(5) || fd["lastModified"] == "" {
+		t.Errorf("fd = %#v, want a FileData object of a.txt", args["fd"])
+	}
+	if args["uri"] != "data:text/plain;base64,aGVsbG8=" {
+		t.Errorf("uri = %#v, want a data: URI", args["uri"])
+	}
+	for name, want := range map[string]string{
+		"both": `argument "both" cannot be given a file: it has both x-mcp-file and x-mcpfile-form (want one)`,
+		"odd":  `argument "odd" cannot be given a file: its x-mcpfile-form has form "fax" (this client knows filedata and openai)`,
+	} {
+		_, err := client.ToolArguments(t.Context(), nil, &mcp.Tool{Name: "t", InputSchema: schema}, nil, map[string][]client.LocalFile{name: {{Path: txt}}}, nil)
+		if !errors.Is(err, client.ErrArguments) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
 	}
 }

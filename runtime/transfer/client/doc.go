@@ -34,7 +34,11 @@
 // tool and returns the result. A file that does not fit is
 // [ErrArguments], saying which rule and why, and nothing was sent.
 // [ToolArguments] builds the arguments without calling; [FormContent]
-// answers an elicitation form's file fields the same way.
+// answers an elicitation form's file fields the same way. A field in a
+// host's shape (x-mcpfile-form "filedata") gets an Odeus FileData object
+// with the file's base64, inline, after the same checks; a ChatGPT file
+// object ("openai") names a URL the server fetches, and takes no local
+// file.
 //
 //	tool, err := client.FindTool(ctx, cs, "analyze_document")
 //	…

@@ -39,6 +39,8 @@ func (o *Options) callOptions() *client.CallOptions {
 		switch {
 		case s.Uploaded:
 			logf(o, "uploaded %s (%s, %d bytes) for %q: %s", s.Path, s.MediaType, s.Size, s.Field, s.URI)
+		case s.Form != "":
+			logf(o, "sending %s (%s, %d bytes) inline as a FileData object for %q", s.Path, s.MediaType, s.Size, s.Field)
 		case s.Fallback:
 			logf(o, "the server does not serve files/authorizeUpload: sending %s (%s, %d bytes) inline for %q", s.Path, s.MediaType, s.Size, s.Field)
 		default:
