@@ -19,8 +19,9 @@ import (
 
 // mcpGoTools are the tools of the describe_image example on mcp-go that
 // the go-sdk example does not have: one that takes its image uploaded only
-// (SEP-2631), and one that hands back a file.
-var mcpGoTools = []string{"describe_image_upload", "sample_image"}
+// (SEP-2631), one that asks for it through an upload page, and one that
+// hands back a file.
+var mcpGoTools = []string{"describe_image_upload", "describe_image_page", "sample_image"}
 
 var (
 	mcpGoOnce     sync.Once
