@@ -1,9 +1,14 @@
 package mcpfileimpl
 
 import (
+	"bytes"
+	"errors"
 	"slices"
 
+	"github.com/segmentio/asm/ascii"
+
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/datauri"
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/internal/jsonwalk"
@@ -22,7 +27,19 @@ func init() { inline.Decode = decodeInline }
 // with the JSON string that carries its bytes. The base64 of a data: URI
 // without escapes whose string is inline.MinRef bytes or more is decoded
 // in place. See inline.Decode.
-func decodeInline(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any, undo func())) (err error) {
+func decodeInline(arg string, val []byte, p *descriptor.Prop, text inline.Text, each func(i int, s []byte, file any, undo func())) (err error) {
+	if text == inline.Unchecked {
+		// val is the whole string only if the string is valid JSON: an
+		// error here sends the message through the careful walk, and no
+		// error may be returned unless the string is known to be plain.
+		if p.Kind == descriptor.Single && p.File.Form == "" && quickBase64(val) {
+			text = inline.Plain // the base64 decoder checks the payload
+		} else if plain(val[1 : len(val)-1]) {
+			text = inline.Plain
+		} else {
+			return errUnchecked
+		}
+	}
 	if jsonwalk.IsNull(val) || p.File.Form == descriptor.OpenAI {
 		return nil // nothing inline: a ChatGPT file is fetched
 	}
@@ -52,7 +69,7 @@ func decodeInline(arg string, val []byte, p *descriptor.Prop, plain bool, each f
 		}
 		each(i, s, f, u)
 	}
-	if plain && p.Kind == descriptor.Single && p.File.Form == "" {
+	if text == inline.Plain && p.Kind == descriptor.Single && p.File.Form == "" {
 		// A string the caller checked: what jsonString would check again.
 		undo := inPlace(val)
 		f, err := decodeString(arg, val[1:len(val)-1], false, p.File, undo)
@@ -91,6 +108,32 @@ func decodeInline(arg string, val []byte, p *descriptor.Prop, plain bool, each f
 		return one(i, arg, item)
 	})
 	return err
+}
+
+// errUnchecked is the error of an unchecked string that is not plain,
+// which the fast path then reads again the careful way.
+var errUnchecked = errors.New("not plain")
+
+// plain reports whether the JSON string contents s are printable ASCII
+// without a backslash (the quotes are the walk's to find).
+func plain(s []byte) bool {
+	return bytes.IndexByte(s, '\\') < 0 && ascii.ValidPrint(s)
+}
+
+// quickBase64 reports whether the JSON string val, unchecked, is a data:
+// URI whose header, plain, marks a base64 payload: then its payload is
+// left to the base64 decoder to check, which refuses a backslash, a quote,
+// a control or non-ASCII byte as any other byte outside its alphabet
+// (line breaks, which it skips, change the decoded length, which
+// decodeBase64 checks against the length of the text). A header that is
+// not plain, or a payload that is not base64, gives false.
+func quickBase64(val []byte) bool {
+	hdr, _, err := datauri.Split(val[1 : len(val)-1])
+	if err != nil || !plain(val[1:6+len(hdr)]) {
+		return false
+	}
+	h, herr := datauri.ParseHeader(hdr)
+	return herr == nil && h.Base64
 }
 
 // liveRef returns the reference that the JSON value tok is, when it is a

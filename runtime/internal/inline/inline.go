@@ -70,9 +70,8 @@ const (
 // that carries the file's bytes (the data: URI, or a FileData object's
 // base64 member; a subslice of val) and the decoded runtime.File. A value
 // the decoder would not decode into files (null, a ChatGPT file object)
-// gives no call and no error. plain reports that val is a JSON string
-// known to be printable ASCII without a backslash, which the decoder then
-// does not check again. Package mcpfileimpl sets it.
+// gives no call and no error. text says what is known of val when it is
+// a JSON string (see [Text]). Package mcpfileimpl sets it.
 //
 // The base64 of a data: URI whose string is MinRef bytes or more is
 // decoded in place, into the string's own bytes: the file's bytes are
@@ -80,7 +79,27 @@ const (
 // while the file is in use, and undo (nil for a file decoded elsewhere)
 // writes the string back as it was. Decode writes back what it decoded in
 // place before it returns an error.
-var Decode func(arg string, val []byte, p *descriptor.Prop, plain bool, each func(i int, s []byte, file any, undo func())) error
+var Decode func(arg string, val []byte, p *descriptor.Prop, text Text, each func(i int, s []byte, file any, undo func())) error
+
+// Text is what the walk of a message knows of a JSON string value.
+type Text int
+
+const (
+	// Scanned: the string was scanned to its end, escapes and all; its
+	// contents may hold escapes.
+	Scanned Text = iota
+	// Plain: printable ASCII without a backslash, checked.
+	Plain
+	// Unchecked: val ends at the first quote not after a backslash, and
+	// nothing else is known: it is the whole string only when the string
+	// is valid JSON. Decode returns no error for it only when it knows
+	// the string is plain, having checked the header and the rest itself
+	// or had the base64 decoder, which takes no byte outside its
+	// alphabet, decode the payload; on an error the caller walks the
+	// message again the careful way, for that error may be one of a
+	// string read wrong.
+	Unchecked
+)
 
 // A Scope holds the references made for one incoming message, until the
 // tool's handler takes them or the serving code closes it.

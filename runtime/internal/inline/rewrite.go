@@ -48,10 +48,29 @@ type Conn struct {
 // caller must neither write nor hand to anyone else; a message declined,
 // a call or answer refused included, is left as it came.
 func Rewrite(msg []byte, c Conn) (out []byte, sc *Scope, id []byte) {
-	r := rewriter{msg: msg, conn: c}
+	out, sc, id, ok := rewrite(msg, c, alwaysCareful)
+	if !ok {
+		// A string the quick walk read may be read wrong: walk again, the
+		// way every string is scanned to its end.
+		out, sc, id, _ = rewrite(msg, c, true)
+	}
+	return out, sc, id
+}
+
+// alwaysCareful, when true, makes every Rewrite walk as a retry does (a
+// test sets it to compare the two).
+var alwaysCareful = false
+
+// rewrite is Rewrite, whose walk of the strings of a call's arguments is
+// quick unless careful: each is taken to end at its first quote not
+// after a backslash, and only the decoder checks the rest (see
+// Unchecked). ok is false when that may have read one wrong: then msg is
+// as it came, and nothing was made.
+func rewrite(msg []byte, c Conn, careful bool) (out []byte, sc *Scope, id []byte, ok bool) {
+	r := rewriter{msg: msg, conn: c, careful: careful}
 	i := jsonwalk.SkipWS(msg, 0)
 	if i == len(msg) {
-		return msg, nil, nil
+		return msg, nil, nil, true
 	}
 	switch msg[i] {
 	case '{':
@@ -66,16 +85,21 @@ func Rewrite(msg []byte, c Conn) (out []byte, sc *Scope, id []byte) {
 			}
 			return true
 		}); !ok {
-			return msg, nil, nil
+			return msg, nil, nil, true
 		}
 	default:
-		return msg, nil, nil
+		return msg, nil, nil, true
+	}
+	if r.retry || (len(r.edits) > 0 && !r.checked()) {
+		r.undo()
+		sc.Close()
+		return msg, nil, nil, false
 	}
 	if len(r.edits) == 0 {
 		sc.Close()
-		return msg, nil, nil
+		return msg, nil, nil, true
 	}
-	return r.apply(), sc, id
+	return r.apply(), sc, id, true
 }
 
 // An edit replaces msg[start:end] with repl.
@@ -90,7 +114,15 @@ type rewriter struct {
 	edits []edit
 
 	objects map[int][]member // the members of the objects walk went into, by start
-	plain   map[int]bool     // whether the strings it scanned are plain, by start
+	text    map[int]Text     // what is known of the strings it scanned, by start
+
+	// careful: every string is scanned to its end (see rewrite). Else
+	// unchecked holds the end of each string taken to end at its first
+	// quote and not yet known to, by start; retry, that the decoder
+	// refused one of them.
+	careful   bool
+	unchecked map[int]int
+	retry     bool
 
 	undos []func() // write back the files decoded in msg itself (see Decode)
 }
@@ -184,7 +216,8 @@ func (r *rewriter) object(start, end, depth int, scan func(key string, at int) (
 // values of the arguments are plain (see scanString).
 func (r *rewriter) walk(start, end int) ([]member, bool) {
 	r.objects = map[int][]member{}
-	r.plain = map[int]bool{}
+	r.text = map[int]Text{}
+	r.unchecked = map[int]int{}
 	into := func(depth int, scan func(string, int) (int, bool, bool)) func(int) (int, bool, bool) {
 		return func(at int) (int, bool, bool) {
 			ms, next, ok := r.object(at, end, depth, scan)
@@ -199,23 +232,45 @@ func (r *rewriter) walk(start, end int) ([]member, bool) {
 			return 0, false, false
 		}
 		next, plain, ok := scanString(r.msg[:end], at)
-		r.plain[at] = plain
+		r.text[at] = Scanned
+		if plain {
+			r.text[at] = Plain
+		}
 		return next, ok, true
 	}
-	// An answer to a form: its content, at depth.
-	answer := func(depth int) func(string, int) (int, bool, bool) {
+	// The strings of a call's arguments, and of the answers in it, when
+	// not careful: each taken to end at its first quote, unless a
+	// backslash is before it (see Unchecked).
+	quick := args
+	if !r.careful {
+		quick = func(key string, at int) (int, bool, bool) {
+			if r.msg[at] != '"' {
+				return 0, false, false
+			}
+			if q := bytes.IndexByte(r.msg[at+1:end], '"'); q >= 0 && r.msg[at+q] != '\\' {
+				next := at + q + 2
+				r.text[at] = Unchecked
+				r.unchecked[at] = next
+				return next, true, true
+			}
+			return args(key, at)
+		}
+	}
+	// An answer to a form: its content, at depth, whose strings scan
+	// scans.
+	answer := func(depth int, scan func(string, int) (int, bool, bool)) func(string, int) (int, bool, bool) {
 		return func(key string, at int) (int, bool, bool) {
 			if key != "content" || r.msg[at] != '{' {
 				return 0, false, false
 			}
-			return into(depth, args)(at)
+			return into(depth, scan)(at)
 		}
 	}
 	responses := func(_ string, at int) (int, bool, bool) {
 		if r.msg[at] != '{' {
 			return 0, false, false
 		}
-		return into(4, answer(5))(at)
+		return into(4, answer(5, quick))(at)
 	}
 	params := func(key string, at int) (int, bool, bool) {
 		if r.msg[at] != '{' {
@@ -223,7 +278,7 @@ func (r *rewriter) walk(start, end int) ([]member, bool) {
 		}
 		switch key {
 		case "arguments":
-			return into(3, args)(at)
+			return into(3, quick)(at)
 		case "inputResponses":
 			return into(3, responses)(at)
 		}
@@ -237,7 +292,7 @@ func (r *rewriter) walk(start, end int) ([]member, bool) {
 		case "params":
 			return into(2, params)(at)
 		case "result":
-			return into(2, answer(3))(at)
+			return into(2, answer(3, args))(at)
 		}
 		return 0, false, false
 	}
@@ -258,10 +313,26 @@ func scanString(b []byte, i int) (next int, plain, ok bool) {
 	return next, false, ok
 }
 
+// checked reports whether each string still unchecked (see Unchecked)
+// ends where it was taken to, scanning it: those of a call's arguments
+// that are no file, or were not decoded.
+func (r *rewriter) checked() bool {
+	for at, end := range r.unchecked {
+		if next, ok := jsonwalk.ScanString(r.msg, at); !ok || next != end {
+			return false
+		}
+		delete(r.unchecked, at)
+	}
+	return true
+}
+
 // message handles the message msg[start:end]: it removes MetaKey from its
 // params._meta and, when fast, tries the fast path. It returns the scope
 // of the references made, and the raw id.
 func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
+	if !fast {
+		r.careful = true
+	}
 	top, ok := r.walk(start, end)
 	if !ok {
 		return nil, nil
@@ -416,6 +487,11 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 		r.undo()
 		return nil
 	}
+	if !r.checked() {
+		r.undo()
+		r.retry = true
+		return nil
+	}
 	sc := newScope(tool)
 	for _, f := range refs {
 		r.edits = append(r.edits, edit{start: f.span.Start, end: f.span.End, repl: `"` + sc.add(f.answer, f.form, f.arg, f.file, -1) + `"`})
@@ -451,7 +527,8 @@ func (r *rewriter) decodeFiles(obj jsonwalk.Span, props map[string]*descriptor.P
 		}
 		seen[m.key] = true
 		val := r.span(m.valSpan)
-		err := Decode(m.key, val, prop, r.plain[m.valSpan.Start], func(i int, s []byte, file any, undo func()) {
+		text := r.text[m.valSpan.Start]
+		err := Decode(m.key, val, prop, text, func(i int, s []byte, file any, undo func()) {
 			start := cap(r.msg) - cap(s) // s is a subslice of msg
 			arg := m.key
 			if i >= 0 {
@@ -465,8 +542,12 @@ func (r *rewriter) decodeFiles(obj jsonwalk.Span, props map[string]*descriptor.P
 			}
 		})
 		if err != nil {
-			return false // refused: the SDK carries it to the handler, which says why
+			// Refused: the SDK carries it to the handler, which says why;
+			// but a string not checked may have been read wrong.
+			r.retry = r.retry || text == Unchecked
+			return false
 		}
+		delete(r.unchecked, m.valSpan.Start) // decoded: plain
 	}
 	return true
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,6 +139,25 @@ func TestRewriteCall(t *testing.T) {
 		{"refused item", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + hugeURI + `,` + bigURI + `,"data:,x",1]}}}`, false},
 		{"refused before", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + refusedURI + `],"f":` + hugeURI + `}}}`, false},
 		{"bad base64 after", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"h":[` + badURI + `]}}}`, false},
+		// Escapes and bytes the quick walk leaves to the base64 decoder:
+		// what the careful walk takes is taken, what it declines declined.
+		{"escaped header", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + strings.Replace(bigURI, "text/plain", `text\/plain`, 1) + `}}}`, true},
+		{"escaped slash in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 100, `\/`) + `}}}`, false},
+		{"unicode escape in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + strings.Replace(bigURI, "dAp0", `d\u0041p0`, 3) + `}}}`, true},
+		{"escaped line break in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 76, `\r\n`) + `}}}`, true},
+		{"backslash in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 100, `\\`) + `}}}`, false},
+		{"escaped quote in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 100, `\"`) + `}}}`, false},
+		{"escaped quote at the end", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, -1, `\"`) + `}}}`, false},
+		{"escaped backslash at the end", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, -1, `\\`) + `}}}`, false},
+		{"control byte in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 100, "\x01") + `}}}`, false},
+		// The walk takes control bytes in a string as the decoder does:
+		// line breaks in base64 are skipped (see the package documentation).
+		{"raw line break in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 76, "\r\n\r\n") + `}}}`, true},
+		{"non-ASCII in payload", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(bigURI, 100, "é") + `}}}`, false},
+		{"control byte in another argument", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"g":"a\x01b"}}}`, false},
+		{"control byte in another argument first", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"g":"a\tb","f":` + bigURI + `}}}`, true},
+		{"escaped quote in another argument", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"g":"a\"b\\","f":` + bigURI + `,"k":"\\"}}}`, true},
+		{"bad escape in another argument", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"g":"\x"}}}`, false},
 	} {
 		in := []byte(tt.in)
 		out, sc, _ := inline.Rewrite(in, files(t))
@@ -165,6 +186,67 @@ func TestRewriteCall(t *testing.T) {
 		}
 	}
 }
+
+// withPayload returns the JSON string uri with s inserted at byte i of
+// its base64 payload (i < 0: at its end).
+func withPayload(uri string, i int, s string) string {
+	at := strings.IndexByte(uri, ',') + 1 + i
+	if i < 0 {
+		at = len(uri) - 1
+	}
+	return uri[:at] + s + uri[at:]
+}
+
+// TestRewriteQuick: the quick walk, which leaves the checks of a file's
+// base64 text to the decoder, reads every message as the careful walk
+// does (see rewriteBoth), whatever escape or byte a data: URI holds, in
+// a call's arguments or in the answers of its inputResponses.
+func TestRewriteQuick(t *testing.T) {
+	c := files(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v"}, nil)
+	inline.RecordForm(inline.Bind(context.Background(), s, nil, "t"), "file", formSchema, formFiles(t))
+	c.Forms = inline.ToolForms(s)
+	inserts := []string{`\/`, `\u0041`, `\\`, `\"`, `\n`, "\x00", "\x1f", "\n", "é", "\xff", `"`, `=`, `!`, " "}
+	for _, uri := range []string{bigURI, hugeURI} {
+		for _, ins := range inserts {
+			for _, at := range []int{0, 1, 100, 75000, -1} {
+				if at > len(uri)-30 {
+					continue
+				}
+				u := withPayload(uri, at, ins)
+				rewriteBoth(t, []byte(`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":`+u+`}}}`), c)
+				rewriteBoth(t, []byte(`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":`+bigURI+`,"h":[`+u+`]}}}`), c)
+				rewriteBoth(t, []byte(`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"g":"`+ins+`","f":`+uri+`}}}`), c)
+				rewriteBoth(t, []byte(`{"id":2,"method":"tools/call","params":{"name":"t","arguments":{},"inputResponses":{"file":{"action":"accept","content":{"f":`+u+`,"n":1}}}}}`), c)
+			}
+			h := strings.Replace(uri, "text/plain", "text/pl"+ins+"ain", 1)
+			rewriteBoth(t, []byte(`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":`+h+`}}}`), c)
+		}
+	}
+}
+
+// rewriteBoth checks that Rewrite reads msg, from a connection without
+// elicitations, as it does when every walk is careful: the same message
+// for the SDK (references and keys aside), the same scope made or not,
+// the same id, and msg left the same.
+func rewriteBoth(t testing.TB, msg []byte, c inline.Conn) {
+	t.Helper()
+	c.Asked = nil
+	quick, careful := bytes.Clone(msg), bytes.Clone(msg)
+	outQ, scQ, idQ := inline.Rewrite(quick, c)
+	defer scQ.Close()
+	restore := inline.SetCareful(true)
+	outC, scC, idC := inline.Rewrite(careful, c)
+	restore()
+	defer scC.Close()
+	mask := func(b []byte) string { return tokens.ReplaceAllString(string(b), "T") }
+	if (scQ == nil) != (scC == nil) || mask(outQ) != mask(outC) || !bytes.Equal(idQ, idC) || !bytes.Equal(quick, careful) {
+		t.Fatalf("Rewrite(%.300q):\nquick   (scope %v) %.300q\ncareful (scope %v) %.300q", msg, scQ != nil, outQ, scC != nil, outC)
+	}
+}
+
+// tokens matches the random part of references and scope keys.
+var tokens = regexp.MustCompile(`[A-Z2-7]{26}`)
 
 // FuzzRewrite: whatever a client sends, Rewrite returns well-formed JSON
 // for well-formed JSON, and no scope key but the one it made reaches the
@@ -208,6 +290,7 @@ func FuzzRewrite(f *testing.F) {
 		if !taken && !bytes.Equal(b, in) {
 			t.Fatalf("Rewrite(%.300s) took nothing, but changed the message", in)
 		}
+		rewriteBoth(t, in, tools)
 		if !json.Valid(in) {
 			return
 		}
@@ -218,4 +301,42 @@ func FuzzRewrite(f *testing.F) {
 			t.Fatalf("Rewrite(%s) = %s: scope keys %v, scope made: %v", in, out, keys, sc != nil)
 		}
 	})
+}
+
+// BenchmarkRewrite times Rewrite alone on a tools/call with a text file
+// of 1 and 20 MiB (the walk, the checks and the decoding in place; the
+// copy of the message each call decodes into is not timed): walk=quick
+// as Rewrite walks, walk=careful as it walks again when the quick walk
+// may have read a string wrong, scanning every string to its end, its
+// escapes and characters checked, before the decoder reads it (to
+// compare: benchstat -col /walk).
+func BenchmarkRewrite(b *testing.B) {
+	c := files(b)
+	for _, mib := range []int{1, 20} {
+		data := bytes.Repeat([]byte("text\n"), mib<<20/5)
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(data) + `","g":"x"}}}`)
+		for _, walk := range []string{"quick", "careful"} {
+			b.Run(fmt.Sprintf("size=%dMiB/walk=%s", mib, walk), func(b *testing.B) {
+				defer inline.SetCareful(walk == "careful")()
+				c := c
+				c.Files = func(string) map[string]*descriptor.Prop {
+					p := *files(b).Files("t")["f"]
+					p.File.MaxSize = 32 << 20
+					return map[string]*descriptor.Prop{"f": &p}
+				}
+				buf := make([]byte, len(msg))
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					b.StopTimer()
+					copy(buf, msg)
+					b.StartTimer()
+					_, sc, _ := inline.Rewrite(buf, c)
+					if sc == nil {
+						b.Fatal("not taken")
+					}
+					sc.Close()
+				}
+			})
+		}
+	}
 }
