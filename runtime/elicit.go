@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
-	"github.com/mcpfile/mcpfile/runtime/internal/hook"
-	"github.com/mcpfile/mcpfile/runtime/internal/inline"
-	"github.com/mcpfile/mcpfile/runtime/internal/observe"
-	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
+	"github.com/mcpfile/mcpfile/runtime/internal/observe"
+	"github.com/mcpfile/mcpfile/runtime/internal/toolcall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -182,7 +183,7 @@ func Elicit[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolRequest
 			try := toolcall.ParseElicitState(req.Params.RequestState, id, maxTries)
 			er, ok := resp.(*mcp.ElicitResult)
 			if !ok || er == nil {
-				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+				return ans, nil, toolcall.ErrNotElicitResult(id)
 			}
 			ans, again, err := read(inline.ForAnswer(ctx, id, string(schema)), er, try)
 			if again == "" || err != nil {

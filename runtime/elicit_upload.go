@@ -142,7 +142,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 		if resp, ok := req.Params.InputResponses[id]; ok {
 			er, ok := resp.(*mcp.ElicitResult)
 			if !ok || er == nil {
-				return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+				return ans, nil, toolcall.ErrNotElicitResult(id)
 			}
 			state, ok := toolcall.ParseUploadState(req.Params.RequestState, id)
 			if done, err := answered(&ans, er); done || err != nil {
@@ -152,7 +152,7 @@ func ElicitUpload[T any, P Generated[T]](ctx context.Context, req *mcp.CallToolR
 				return ans, nil, err
 			}
 			if !ok {
-				return ans, nil, fmt.Errorf("the retry of this call does not carry the upload page's state (requestState) that the server returned with input request %q; call the tool again without inputResponses", id)
+				return ans, nil, toolcall.ErrNoUploadState(id)
 			}
 			uri, err := r.AwaitPage(ctx, extra, key, state, progress)
 			if err != nil {

@@ -102,7 +102,7 @@ func Elicit[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.CallTool
 		return ans, ask(id, again, schema, toolcall.ElicitState(id, try+1)), nil
 	}
 	if _, ok := req.Params.InputResponses[id]; ok {
-		return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+		return ans, nil, toolcall.ErrNotElicitResult(id)
 	}
 	if !formElicitation(ctx) {
 		return ans, nil, mcpfile.ErrElicitationUnsupported

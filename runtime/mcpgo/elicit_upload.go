@@ -136,7 +136,7 @@ func ElicitUpload[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.Ca
 			return ans, nil, err
 		}
 		if !ok {
-			return ans, nil, fmt.Errorf("the retry of this call does not carry the upload page's state (requestState) that the server returned with input request %q; call the tool again without inputResponses", id)
+			return ans, nil, toolcall.ErrNoUploadState(id)
 		}
 		uri, err := r.AwaitPage(ctx, nil, key, state, progress)
 		if err != nil {
@@ -147,7 +147,7 @@ func ElicitUpload[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.Ca
 		return ans, nil, err
 	}
 	if _, ok := req.Params.InputResponses[id]; ok {
-		return ans, nil, fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+		return ans, nil, toolcall.ErrNotElicitResult(id)
 	}
 	if urlElicitation(ctx) {
 		p, err := newPage(false, nil)

@@ -13,6 +13,7 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -127,6 +128,18 @@ var NewUpload func(t reflect.Type, schema json.RawMessage) (*Upload, error)
 // for the input request id.
 func UploadState(id, state string) string {
 	return "mcpfile.upload/" + url.PathEscape(id) + "/" + state
+}
+
+// ErrNotElicitResult is the error of a retry whose answer to the input
+// request id is not an elicitation result.
+func ErrNotElicitResult(id string) error {
+	return fmt.Errorf("the answer to input request %q is not an elicitation result", id)
+}
+
+// ErrNoUploadState is the error of a retry that answers the upload page's
+// input request id without the requestState the server returned with it.
+func ErrNoUploadState(id string) error {
+	return fmt.Errorf("the retry of this call does not carry the upload page's state (requestState) that the server returned with input request %q; call the tool again without inputResponses", id)
 }
 
 // ParseUploadState returns the page state that s (as made by UploadState)
