@@ -39,6 +39,13 @@ var pageText = []byte("notes from the page\n")
 // "accept <size> <type>". It serves mcp-go's streamable HTTP at ts/mcp.
 func pageServer(t *testing.T, set func(*transfer.Options)) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
 	t.Helper()
+	return pageServerHTTP(t, set)
+}
+
+// pageServerHTTP is pageServer with its StreamableHTTPServer made with
+// opts.
+func pageServerHTTP(t *testing.T, set func(*transfer.Options), opts ...server.StreamableHTTPOption) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
+	t.Helper()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
@@ -82,7 +89,7 @@ func pageServer(t *testing.T, set func(*transfer.Options)) (*server.MCPServer, *
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("kept %d", in.File.Size())), nil
 	})
-	mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s)))
+	mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s, opts...)))
 	mux.Handle("/files/", files.Handler())
 	return s, files, ts
 }
@@ -564,5 +571,35 @@ func TestElicitUploadPerAddress(t *testing.T) {
 	text, isErr := textOf(t, callPage(t, other, "fetch", nil, nil))
 	if !isErr || !strings.Contains(text, "callers without auth from this address have 1 upload pages waiting for a file, the limit per address") {
 		t.Errorf("a second page from the address: %q (isError %v), want the per-address bound", text, isErr)
+	}
+}
+
+// TestElicitUploadLinkStateless: on a stateless mcp-go server
+// (WithStateLess), whose 2025-11-25 sessions have no ID, callers without
+// auth are not one caller: a link's page found again by its key is the
+// caller's own, and another client's call of the same tool gets a page of
+// its own, not the file uploaded through the first one's.
+func TestElicitUploadLinkStateless(t *testing.T) {
+	_, _, ts := pageServerHTTP(t, nil, server.WithStateLess(true))
+	legacy := func() *client.Client {
+		tr, err := transport.NewStreamableHTTP(ts.URL + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client.NewClient(tr, client.WithLegacyProtocolOnly())
+		connectVersion(t, c, "2025-11-25")
+		return c
+	}
+	a, b := legacy(), legacy()
+	pageURL, _ := linkOf(t, callPage(t, a, "fetch", nil, nil))
+	if code := postPage(t, pageURL); code != http.StatusCreated {
+		t.Fatalf("post through the page: %d", code)
+	}
+	other := callPage(t, b, "fetch", nil, nil)
+	if text, _ := textOf(t, other); strings.HasPrefix(text, "accept") {
+		t.Fatalf("another client's call: %q, the file uploaded through the first client's page", text)
+	}
+	if otherURL, _ := linkOf(t, other); otherURL == pageURL {
+		t.Errorf("another client's call got the first client's page")
 	}
 }
