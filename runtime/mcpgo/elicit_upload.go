@@ -262,14 +262,14 @@ func urlElicitation(ctx context.Context) bool {
 }
 
 // pageCaller tells apart, for the pages a retry finds again by key, the
-// callers without auth whose owner does not: over HTTP, a request without
-// a session ID (2026-07-28, where each request stands alone, and
+// callers without auth whose owner does not: a request without a session
+// ID (over HTTP, 2026-07-28, where each request stands alone, and
 // 2025-11-25 on a stateless mcp-go server, WithStateLess, whose sessions
 // have none) is a caller of its own (its retry brings the page back
-// through ElicitOptions.Arg); on stdio the one client, and over HTTP the
-// session of an ID, which the owner names, are one (nil).
+// through ElicitOptions.Arg); stdio's one client, and a session of an ID,
+// which the owner names, are one (nil).
 func pageCaller(ctx context.Context) any {
-	if ctx.Value(httpKey{}) != nil && sessionID(ctx) == "" {
+	if sessionID(ctx) == "" && !onStdio(ctx) {
 		return callSeq.Add(1)
 	}
 	return nil

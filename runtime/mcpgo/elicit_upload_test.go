@@ -46,6 +46,14 @@ func pageServer(t *testing.T, set func(*transfer.Options)) (*server.MCPServer, *
 // opts.
 func pageServerHTTP(t *testing.T, set func(*transfer.Options), opts ...server.StreamableHTTPOption) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
 	t.Helper()
+	return pageServerOn(t, set, func(mux *http.ServeMux, s *server.MCPServer, files *mcpgo.Files, _ string) {
+		mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s, opts...)))
+	})
+}
+
+// pageServerOn is pageServer whose MCP transport mount puts on mux.
+func pageServerOn(t *testing.T, set func(*transfer.Options), mount func(mux *http.ServeMux, s *server.MCPServer, files *mcpgo.Files, url string)) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
+	t.Helper()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
@@ -89,7 +97,7 @@ func pageServerHTTP(t *testing.T, set func(*transfer.Options), opts ...server.St
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("kept %d", in.File.Size())), nil
 	})
-	mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s, opts...)))
+	mount(mux, s, files, ts.URL)
 	mux.Handle("/files/", files.Handler())
 	return s, files, ts
 }
@@ -601,5 +609,41 @@ func TestElicitUploadLinkStateless(t *testing.T) {
 	}
 	if otherURL, _ := linkOf(t, other); otherURL == pageURL {
 		t.Errorf("another client's call got the first client's page")
+	}
+}
+
+// TestElicitUploadLinkSSE: over mcp-go's SSE transport, whose clients
+// each have a session of their own, a link's page found again by its key
+// is its session's: another client's call of the same tool gets a page of
+// its own, not the file uploaded through the first one's.
+func TestElicitUploadLinkSSE(t *testing.T) {
+	_, _, ts := pageServerOn(t, nil, func(mux *http.ServeMux, s *server.MCPServer, _ *mcpgo.Files, url string) {
+		sse := server.NewSSEServer(s, server.WithBaseURL(url))
+		mux.Handle("/sse", sse)
+		mux.Handle("/message", sse)
+	})
+	sseClient := func() *client.Client {
+		c, err := client.NewSSEMCPClient(ts.URL + "/sse")
+		if err != nil {
+			t.Fatal(err)
+		}
+		connectVersion(t, c, "2025-11-25")
+		return c
+	}
+	a, b := sseClient(), sseClient()
+	pageURL, _ := linkOf(t, callPage(t, a, "fetch", nil, nil))
+	if code := postPage(t, pageURL); code != http.StatusCreated {
+		t.Fatalf("post through the page: %d", code)
+	}
+	other := callPage(t, b, "fetch", nil, nil)
+	if text, _ := textOf(t, other); strings.HasPrefix(text, "accept") {
+		t.Fatalf("another client's call: %q, the file uploaded through the first client's page", text)
+	}
+	if otherURL, _ := linkOf(t, other); otherURL == pageURL {
+		t.Errorf("another client's call got the first client's page")
+	}
+	want := fmt.Sprintf("accept %d text/plain", len(pageText))
+	if text, isErr := textOf(t, callPage(t, a, "fetch", nil, nil)); isErr || text != want {
+		t.Errorf("the first client's retry: %q (isError %v), want %q", text, isErr, want)
 	}
 }
