@@ -115,7 +115,7 @@ func ElicitUpload[T any, P mcpfile.Generated[T]](ctx context.Context, req mcp.Ca
 		ans.Action = mcpfile.Accept
 		return ans, nil
 	}
-	key := hook.PageKey{Caller: pageCaller(ctx, modern), Tool: req.Params.Name, ID: id, Form: fmt.Sprintf("%T\n%s", *new(T), message)}
+	key := hook.PageKey{Caller: pageCaller(ctx), Tool: req.Params.Name, ID: id, Form: fmt.Sprintf("%T\n%s", *new(T), message)}
 	newPage := func(reuse bool, done func(string)) (hook.Page, error) {
 		key := key
 		key.Reuse = reuse
@@ -262,13 +262,14 @@ func urlElicitation(ctx context.Context) bool {
 }
 
 // pageCaller tells apart, for the pages a retry finds again by key, the
-// callers without auth whose owner does not: on 2026-07-28 over HTTP, where
-// each request stands alone, every call is a caller of its own (its retry
-// brings the page back through ElicitOptions.Arg); on stdio the one client,
-// and over HTTP on 2025-11-25 the session, which the owner names, are one
-// (nil).
-func pageCaller(ctx context.Context, modern bool) any {
-	if modern && ctx.Value(httpKey{}) != nil {
+// callers without auth whose owner does not: a request without a session
+// ID (over HTTP, 2026-07-28, where each request stands alone, and
+// 2025-11-25 on a stateless mcp-go server, WithStateLess, whose sessions
+// have none) is a caller of its own (its retry brings the page back
+// through ElicitOptions.Arg); stdio's one client, and a session of an ID,
+// which the owner names, are one (nil).
+func pageCaller(ctx context.Context) any {
+	if sessionID(ctx) == "" && !onStdio(ctx) {
 		return callSeq.Add(1)
 	}
 	return nil

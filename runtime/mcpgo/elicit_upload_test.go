@@ -39,6 +39,21 @@ var pageText = []byte("notes from the page\n")
 // "accept <size> <type>". It serves mcp-go's streamable HTTP at ts/mcp.
 func pageServer(t *testing.T, set func(*transfer.Options)) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
 	t.Helper()
+	return pageServerHTTP(t, set)
+}
+
+// pageServerHTTP is pageServer with its StreamableHTTPServer made with
+// opts.
+func pageServerHTTP(t *testing.T, set func(*transfer.Options), opts ...server.StreamableHTTPOption) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
+	t.Helper()
+	return pageServerOn(t, set, func(mux *http.ServeMux, s *server.MCPServer, files *mcpgo.Files, _ string) {
+		mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s, opts...)))
+	})
+}
+
+// pageServerOn is pageServer whose MCP transport mount puts on mux.
+func pageServerOn(t *testing.T, set func(*transfer.Options), mount func(mux *http.ServeMux, s *server.MCPServer, files *mcpgo.Files, url string)) (*server.MCPServer, *mcpgo.Files, *httptest.Server) {
+	t.Helper()
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
@@ -82,7 +97,7 @@ func pageServer(t *testing.T, set func(*transfer.Options)) (*server.MCPServer, *
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("kept %d", in.File.Size())), nil
 	})
-	mux.Handle("/mcp", files.HTTP(server.NewStreamableHTTPServer(s)))
+	mount(mux, s, files, ts.URL)
 	mux.Handle("/files/", files.Handler())
 	return s, files, ts
 }
@@ -564,5 +579,71 @@ func TestElicitUploadPerAddress(t *testing.T) {
 	text, isErr := textOf(t, callPage(t, other, "fetch", nil, nil))
 	if !isErr || !strings.Contains(text, "callers without auth from this address have 1 upload pages waiting for a file, the limit per address") {
 		t.Errorf("a second page from the address: %q (isError %v), want the per-address bound", text, isErr)
+	}
+}
+
+// TestElicitUploadLinkStateless: on a stateless mcp-go server
+// (WithStateLess), whose 2025-11-25 sessions have no ID, callers without
+// auth are not one caller: a link's page found again by its key is the
+// caller's own, and another client's call of the same tool gets a page of
+// its own, not the file uploaded through the first one's.
+func TestElicitUploadLinkStateless(t *testing.T) {
+	_, _, ts := pageServerHTTP(t, nil, server.WithStateLess(true))
+	legacy := func() *client.Client {
+		tr, err := transport.NewStreamableHTTP(ts.URL + "/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client.NewClient(tr, client.WithLegacyProtocolOnly())
+		connectVersion(t, c, "2025-11-25")
+		return c
+	}
+	a, b := legacy(), legacy()
+	pageURL, _ := linkOf(t, callPage(t, a, "fetch", nil, nil))
+	if code := postPage(t, pageURL); code != http.StatusCreated {
+		t.Fatalf("post through the page: %d", code)
+	}
+	other := callPage(t, b, "fetch", nil, nil)
+	if text, _ := textOf(t, other); strings.HasPrefix(text, "accept") {
+		t.Fatalf("another client's call: %q, the file uploaded through the first client's page", text)
+	}
+	if otherURL, _ := linkOf(t, other); otherURL == pageURL {
+		t.Errorf("another client's call got the first client's page")
+	}
+}
+
+// TestElicitUploadLinkSSE: over mcp-go's SSE transport, whose clients
+// each have a session of their own, a link's page found again by its key
+// is its session's: another client's call of the same tool gets a page of
+// its own, not the file uploaded through the first one's.
+func TestElicitUploadLinkSSE(t *testing.T) {
+	_, _, ts := pageServerOn(t, nil, func(mux *http.ServeMux, s *server.MCPServer, _ *mcpgo.Files, url string) {
+		sse := server.NewSSEServer(s, server.WithBaseURL(url))
+		mux.Handle("/sse", sse)
+		mux.Handle("/message", sse)
+	})
+	sseClient := func() *client.Client {
+		c, err := client.NewSSEMCPClient(ts.URL + "/sse")
+		if err != nil {
+			t.Fatal(err)
+		}
+		connectVersion(t, c, "2025-11-25")
+		return c
+	}
+	a, b := sseClient(), sseClient()
+	pageURL, _ := linkOf(t, callPage(t, a, "fetch", nil, nil))
+	if code := postPage(t, pageURL); code != http.StatusCreated {
+		t.Fatalf("post through the page: %d", code)
+	}
+	other := callPage(t, b, "fetch", nil, nil)
+	if text, _ := textOf(t, other); strings.HasPrefix(text, "accept") {
+		t.Fatalf("another client's call: %q, the file uploaded through the first client's page", text)
+	}
+	if otherURL, _ := linkOf(t, other); otherURL == pageURL {
+		t.Errorf("another client's call got the first client's page")
+	}
+	want := fmt.Sprintf("accept %d text/plain", len(pageText))
+	if text, isErr := textOf(t, callPage(t, a, "fetch", nil, nil)); isErr || text != want {
+		t.Errorf("the first client's retry: %q (isError %v), want %q", text, isErr, want)
 	}
 }

@@ -29,9 +29,9 @@ type FilesOptions struct {
 	// upload and download endpoints), the context a tool handler gets
 	// (which mcp-go derives from it), or, on stdio, the context given to
 	// [Files.Stdio] and Listen. "" means a caller without auth, whose
-	// files belong to its session (2025-11-25 over HTTP) or to every
-	// caller without auth of the server (stdio, 2026-07-28), as on a
-	// go-sdk server. nil: no caller has auth. transfer.Options.Owner,
+	// files belong to its session (2025-11-25 over HTTP, a client of
+	// mcp-go's SSE transport or in process) or to every caller without
+	// auth of the server (stdio, 2026-07-28), as on a go-sdk server. nil: no caller has auth. transfer.Options.Owner,
 	// which reads the go-sdk's auth token info, is not used.
 	Principal func(ctx context.Context) string
 }
@@ -191,18 +191,27 @@ func serverName(s *server.MCPServer) string {
 type httpKey struct{}
 
 // sessionID is the ID of the session of the request whose context is ctx:
-// mcp-go's session ID of a 2025-11-25 request over streamable HTTP; ""
-// for a 2026-07-28 one (mcp-go's session for it has none), and on stdio
-// and in process, where one session is one client.
+// mcp-go's session ID of a 2025-11-25 request over streamable HTTP, of a
+// client of its SSE transport or in process, each a session of its own;
+// "" for a 2026-07-28 one (mcp-go's session for it has none), and on
+// stdio, where one session is one client.
 func sessionID(ctx context.Context) string {
-	if ctx.Value(httpKey{}) == nil {
+	cs := server.ClientSessionFromContext(ctx)
+	if cs == nil || onStdio(ctx) {
 		return ""
 	}
-	if cs := server.ClientSessionFromContext(ctx); cs != nil {
-		return cs.SessionID()
-	}
-	return ""
+	return cs.SessionID()
 }
+
+// onStdio reports whether the request whose context is ctx came through
+// mcp-go's StdioServer, whose one session mcp-go names "stdio".
+func onStdio(ctx context.Context) bool {
+	cs := server.ClientSessionFromContext(ctx)
+	return cs != nil && ctx.Value(httpKey{}) == nil && cs.SessionID() == stdioSessionID
+}
+
+// stdioSessionID is the ID of mcp-go's stdio session.
+const stdioSessionID = "stdio"
 
 // clientFiles returns the files capability the client declared, as
 // decoded JSON: in the request's _meta client capabilities (2026-07-28),

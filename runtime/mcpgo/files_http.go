@@ -133,12 +133,13 @@ func (m rpcRequest) meta() json.RawMessage {
 func (f *Files) serveAuthorize(w http.ResponseWriter, r *http.Request, h http.Handler, m rpcRequest) {
 	meta := m.meta()
 	// The generation, as mcp-go tells it: by the header or _meta (which
-	// mcp-go then holds to agree).
-	var mv struct {
-		V string `json:"io.modelcontextprotocol/protocolVersion"`
+	// mcp-go then holds to agree), read as mcp-go reads it (its exact key,
+	// not a struct field's any case).
+	var mv *mcp.Meta
+	if meta != nil && json.Unmarshal(meta, &mv) != nil {
+		mv = nil
 	}
-	json.Unmarshal(meta, &mv)
-	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) || mcp.IsModernProtocol(mv.V)
+	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) || mcp.IsModernProtocol(mv.ProtocolVersion())
 	if !pingAccepted(w, r, h, m, modern) {
 		return
 	}

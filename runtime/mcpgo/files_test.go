@@ -651,3 +651,32 @@ func TestServeFilesAddressQuota(t *testing.T) {
 		t.Errorf("scan: %q", text)
 	}
 }
+
+// TestServeFilesEraAsMcpGo: a request's generation is the one mcp-go
+// checked it as. A 2025-11-25 request whose _meta names 2026-07-28 under a
+// key in other case (which mcp-go does not read) is its session's: its
+// file goes to that session, not to the callers without a session.
+func TestServeFilesEraAsMcpGo(t *testing.T) {
+	_, _, ts := filesServer(t)
+	a := legacyPeer(t, ts, nil)
+	png := mustPNG(t)
+	r := a.call(t, "files/authorizeUpload", map[string]any{"name": "f", "mimeType": "image/png", "size": len(png),
+		"_meta": map[string]any{strings.ToUpper(mcp.MetaKeyProtocolVersion): mcp.ProtocolVersion20260728}})
+	if r.Error != nil {
+		t.Fatalf("files/authorizeUpload: %d %s", r.Error.Code, r.Error.Message)
+	}
+	var res wire.AuthorizeUploadResult
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if st := send(t, res.Upload, png); st/100 != 2 {
+		t.Fatalf("upload: status %d", st)
+	}
+	modern := &httpPeer{url: ts.URL + "/mcp", modern: true, caps: map[string]any{}}
+	if text, isErr, _ := callTool(t, modern, "scan", map[string]any{"scan": res.File.URI}); !isErr || !strings.Contains(text, "did not issue it to this caller") {
+		t.Errorf("2026-07-28 scan with the session's URI: %q (isError %v), want a refusal", text, isErr)
+	}
+	if text, isErr, _ := callTool(t, a, "scan", map[string]any{"scan": res.File.URI}); isErr {
+		t.Errorf("scan with the session's own URI: %q", text)
+	}
+}
