@@ -309,8 +309,8 @@ const inPlaceBlock = 32 << 10
 // decodeInPlace decodes p, base64 without line breaks that decodes to n
 // bytes (unpadded when raw), into p[:n], block bytes at a time. It
 // returns the function that writes the text back (once: later calls do
-// nothing), or, when p does not
-// decode to n bytes, false and p as it was. Each block is decoded into a
+// nothing), or, when p does not decode to n bytes (a line break in it
+// included), false and p as it was. Each block is decoded into a
 // buffer of its own, then copied to where its bytes go, which is before
 // the block's own text (3 bytes for every 4 characters): the decoders'
 // writes are never aimed at text they have yet to read, whatever their
@@ -336,7 +336,17 @@ func decodeInPlace(p []byte, n int, raw bool, block int) (undo func(), ok bool) 
 			enc = base64.StdEncoding
 		}
 		m, err := enc.Decode(buf, p[i:j])
-		if err != nil || o+m > n {
+		// Each block's bytes are known before they are copied: every
+		// 4 characters but the last block's are 3 bytes, the last block's
+		// are what is left of n. The decoders skip line breaks, which p
+		// must not hold; a block they skipped some in decodes to fewer,
+		// and is refused before its bytes overwrite anything, so that
+		// restore writes back exactly the text there was.
+		want := (j - i) / 4 * 3
+		if j == len(p) {
+			want = n - o
+		}
+		if err != nil || m != want {
 			restore(o)
 			return nil, false
 		}

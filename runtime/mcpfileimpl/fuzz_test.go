@@ -219,7 +219,8 @@ func FuzzDecodeJSON(f *testing.F) {
 // FuzzBase64 compares the base64 path (size arithmetic, SIMD decoder,
 // line-break handling) with encoding/base64 on arbitrary payloads.
 func FuzzBase64(f *testing.F) {
-	for _, s := range []string{"", "QQ", "QUI", "QUJD", "QUJDRA==", "QUJDRA=", "QUJD\r\nRA==", "=QUJ", strings.Repeat("QUJD", 20) + "RA==", strings.Repeat("/+9z", 30)} {
+	for _, s := range []string{"", "QQ", "QUI", "QUJD", "QUJDRA==", "QUJDRA=", "QUJD\r\nRA==", "=QUJ", strings.Repeat("QUJD", 20) + "RA==", strings.Repeat("/+9z", 30),
+		strings.Repeat("QUJD", 19) + "\r\n\r\n" + "RA==", strings.Repeat("QUJD", 20) + "\nQUI=", "QUJD\r\n" + strings.Repeat("QUJD", 20) + "RA=="} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -248,7 +249,22 @@ func FuzzBase64(f *testing.F) {
 			t.Fatalf("validateBase64(%q) = %v, decodeBase64 = %v", p, verr, err)
 		}
 		if strings.ContainsAny(p, "\r\n") {
-			return // never decoded in place
+			// Not decoded in place (the quick walk of inline files may
+			// hand such text over all the same): refused, the text as it was.
+			n, raw, ok := datauri.Base64Size([]byte(p), false)
+			if !ok {
+				return
+			}
+			for _, block := range []int{4, 8, 12, 32, 64} {
+				q := []byte(p)
+				if _, ok := decodeInPlace(q, int(n), raw, block); ok {
+					t.Fatalf("decodeInPlace(%q, block %d): line breaks taken", p, block)
+				}
+				if string(q) != p {
+					t.Fatalf("decodeInPlace(%q, block %d): text after a refusal %q", p, block, q)
+				}
+			}
+			return
 		}
 		// In place: the same bytes or error, in blocks of any size, and
 		// the text as it was after an error or an undo.
