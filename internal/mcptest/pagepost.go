@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/textproto"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // StartPagePost opens the upload page at pageURL and starts posting its
@@ -59,5 +62,32 @@ func StartPagePost(t testing.TB, pageURL, name, mediaType string, first []byte) 
 		pw.Write(rest)
 		pw.Write([]byte("\r\n--" + mw.Boundary() + "--\r\n"))
 		pw.Close()
+	}
+}
+
+// PostInHalves posts body through the upload page at pageURL in two
+// halves, as a slow browser does, while a call waits for the page: the
+// second half is sent only once progressed has told of bytes that arrived
+// (more than none, less than all), and the post must end 201. out is
+// where the waiting call's result comes; a result before the upload is
+// done fails the test. It is how a test sees that an upload through one
+// replica reaches a call waiting on another.
+func PostInHalves(t testing.TB, pageURL, name, mediaType string, body []byte, progressed <-chan float64, out <-chan *mcp.CallToolResult) {
+	t.Helper()
+	half := len(body) / 2
+	post, finish := StartPagePost(t, pageURL, name, mediaType, body[:half])
+	select {
+	case got := <-progressed:
+		if got <= 0 || got >= float64(len(body)) {
+			t.Errorf("progress %v while %d of %d bytes were sent", got, half, len(body))
+		}
+	case res := <-out:
+		t.Fatalf("the call ended before the upload did: %s", Text(t, res))
+	case <-time.After(time.Minute):
+		t.Fatal("no progress reached the call a minute after half the file was sent")
+	}
+	finish(body[half:])
+	if code := <-post; code != http.StatusCreated {
+		t.Fatalf("the post answered %d", code)
 	}
 }

@@ -197,23 +197,7 @@ func TestReplicasPageUploadElsewhere(t *testing.T) {
 		}()
 		pageURL := <-shown
 		text := bytes.Repeat([]byte("a line that travels through the other replica\n"), 1200) // 55 KiB
-		half := len(text) / 2
-		post, finish := mcptest.StartPagePost(t, pageURL, "far.txt", "text/plain", text[:half])
-		// The rest waits until the call has seen bytes arrive.
-		select {
-		case got := <-progressed:
-			if got <= 0 || got >= float64(len(text)) {
-				t.Errorf("progress %v while %d of %d bytes were sent", got, half, len(text))
-			}
-		case res := <-out:
-			t.Fatalf("the call ended before the upload did: %s", mcptest.Text(t, res))
-		case <-time.After(time.Minute):
-			t.Fatal("no progress reached the call a minute after half the file went to the other replica")
-		}
-		finish(text[half:])
-		if code := <-post; code != http.StatusCreated {
-			t.Fatalf("the post answered %d", code)
-		}
+		mcptest.PostInHalves(t, pageURL, "far.txt", "text/plain", text, progressed, out)
 		res := <-out
 		if a := answerOf(t, res); a.Size != int64(len(text)) || a.SHA256 != digest(text) {
 			t.Errorf("answer %+v, want the %d-byte file", a, len(text))

@@ -274,22 +274,7 @@ func TestCommandOnS3ReplicasAgreeOnPages(t *testing.T) {
 	t.Run("progress", func(t *testing.T) {
 		pageURL, progressed, out := callWaiting(t)
 		archive := bytes.Repeat([]byte("bytes that land on the other replica\n"), 30000) // 1.1 MB
-		half := len(archive) / 2
-		post, finish := mcptest.StartPagePost(t, pageURL, "far.txt", "text/plain", archive[:half])
-		select {
-		case got := <-progressed:
-			if got <= 0 || got >= float64(len(archive)) {
-				t.Errorf("progress %v while %d of %d bytes were sent", got, half, len(archive))
-			}
-		case res := <-out:
-			t.Fatalf("the call ended before the upload did: %s", mcptest.Text(t, res))
-		case <-time.After(time.Minute):
-			t.Fatal("no progress reached the call a minute after half the file went to the other replica")
-		}
-		finish(archive[half:])
-		if code := <-post; code != http.StatusCreated {
-			t.Fatalf("the post answered %d", code)
-		}
+		mcptest.PostInHalves(t, pageURL, "far.txt", "text/plain", archive, progressed, out)
 		sum := sha256.Sum256(archive)
 		if res := <-out; res.IsError || !strings.Contains(mcptest.Text(t, res), "sha256:"+hex.EncodeToString(sum[:])) {
 			t.Errorf("import_archive answered isError=%v %q, want the file's digest", res.IsError, mcptest.Text(t, res))
