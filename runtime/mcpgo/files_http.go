@@ -33,15 +33,15 @@ import (
 // reaches a client that declared files.download as a file block, and the
 // mark by which a tool call over HTTP is told from one on stdio, and the
 // request's address (transfer.KeepCallerAddress): callers without auth
-// and without a session hold the quota per address, as on a go-sdk
-// server.
+// hold the quota per address (an IPv6 /48), all the sessions of one
+// address together, as on a go-sdk server.
 //
 // HTTP reads the first 64 KiB of a POST's body to tell what it is, and
 // passes a longer one on unread; mcp-go reads a body whole: put
 // [LimitBody] in front of both.
 func (f *Files) HTTP(h http.Handler) http.Handler {
-	// The address of each request, by which callers without auth and
-	// without a session (2026-07-28) are bounded, as for a go-sdk server.
+	// The address of each request, by which callers without auth are
+	// bounded, as for a go-sdk server.
 	return transfer.KeepCallerAddress(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), httpKey{}, true))
 		if r.Method != http.MethodPost || r.Body == nil {

@@ -30,3 +30,48 @@ func TestAddressKey(t *testing.T) {
 		t.Errorf("address keys overlap the unknown address, an anonymous owner or a session's")
 	}
 }
+
+// TestNetworkKey: an IPv6 address counts in its /48 besides its /64, all
+// the /64s of a /48 together; an IPv4 address, mapped or not, and a host
+// that is no address have no network beyond the address.
+func TestNetworkKey(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"[2001:db8:1::1]:443", "[2001:db8:1:ffff:1:2:3:4]:1"},
+		{"[2001:db8:1:2::1]:1", "[2001:db8:1:3::1%eth0]:1"},
+	} {
+		if ka, kb := networkKey(tc.a), networkKey(tc.b); ka != kb || !isNetworkKey(ka) || !isAddressKey(ka) {
+			t.Errorf("networkKey(%q) = %q, networkKey(%q) = %q: want one network key", tc.a, ka, tc.b, kb)
+		}
+	}
+	if ka, kb := networkKey("[2001:db8:1::1]:1"), networkKey("[2001:db8:2::1]:1"); ka == kb {
+		t.Errorf("networkKey of two /48s = %q: want two", ka)
+	}
+	for _, a := range []string{"192.0.2.7:1", "[::ffff:192.0.2.7]:5", "pipe"} {
+		if k := networkKey(a); k != "" {
+			t.Errorf("networkKey(%q) = %q, want none", a, k)
+		}
+	}
+	if isNetworkKey(addressKey("[2001:db8:1::1]:1")) || isNetworkKey(addressKey("192.0.2.7:1")) {
+		t.Errorf("an address key reads as a network's")
+	}
+}
+
+// TestStoredFor: a file stored for an address (or IPv6 network) is found
+// under a file URI of callers without auth, with or without a session;
+// never under a principal's, nor one session's file under another's.
+func TestStoredFor(t *testing.T) {
+	addr, net := addressKeyPrefix+"0123456789ab", networkKeyPrefix+"0123456789ab"
+	s1, s2 := sessionOwner("one"), sessionOwner("two")
+	for _, tc := range []struct {
+		stored, owner string
+		want          bool
+	}{
+		{addr, "", true}, {net, "", true}, {addr, s1, true}, {net, s1, true},
+		{s1, s1, true}, {s1, s2, false}, {s1, "", false},
+		{"alice", "alice", true}, {addr, "alice", false}, {net, "alice", false}, {"alice", "", false},
+	} {
+		if got := storedFor(tc.stored, tc.owner); got != tc.want {
+			t.Errorf("storedFor(%q, %q) = %v, want %v", tc.stored, tc.owner, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package transfer_test
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,21 +21,51 @@ func serveMCP(t *testing.T, s *mcp.Server, stateless, keep bool) string {
 	t.Helper()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
 	if keep {
-		h = transfer.KeepCallerAddress(h)
+		h = testRemoteAddr(transfer.KeepCallerAddress(h))
 	}
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
 
-// fromAddress is an HTTP client whose connections come from the loopback
-// address ip (127.0.0.1 when "").
+// fromAddress is an HTTP client whose requests come from ip (127.0.0.1
+// when ""): an IPv4 loopback address, from which it connects; or an IPv6
+// address, which the test cannot connect from, named in the header
+// remoteAddrHeader that testRemoteAddr takes as the request's address.
 func fromAddress(ip string) *http.Client {
 	if ip == "" {
 		return http.DefaultClient
 	}
+	if strings.Contains(ip, ":") {
+		return &http.Client{Transport: setHeader{remoteAddrHeader, ip}}
+	}
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// remoteAddrHeader names the IPv6 address a test request stands for.
+const remoteAddrHeader = "X-Test-Remote-Addr"
+
+// testRemoteAddr serves h with the address that a request's
+// remoteAddrHeader names as its r.RemoteAddr, as a request from there
+// would have it: the test's stand-in for callers on IPv6 networks.
+func testRemoteAddr(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ip := r.Header.Get(remoteAddrHeader); ip != "" {
+			r = r.Clone(r.Context())
+			r.RemoteAddr = net.JoinHostPort(ip, "40000")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// setHeader is a transport that sets one header on each request.
+type setHeader struct{ name, value string }
+
+func (s setHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(s.name, s.value)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // connectHTTP connects a client without elicitation (so an upload page
@@ -107,5 +138,39 @@ func TestUploadPageLinkFromAddress(t *testing.T) {
 	res := callLink(t, connectHTTP(t, url, fromAddress("127.0.0.2"), "2026-07-28"), map[string]any{"file": uri})
 	if a := answerOf(t, res); a.SHA256 != digest(pageText) {
 		t.Errorf("the retry with the page's file URI: %+v, want the uploaded file", a)
+	}
+}
+
+// TestUploadPagesPerAnonymousNetwork: an IPv6 caller that holds a /48
+// holds 65,536 /64s, each an address of its own: callers without auth
+// from one /48 hold at most MaxPagesPerNetwork upload pages waiting,
+// whatever /64 they come from, and the refusal says so and what to do;
+// a caller from another /48, or from an IPv4 address, still gets a page.
+// The zero Options bound a /48 by DefaultMaxPagesPerNetwork, more than
+// one /64 may hold and far fewer than MaxPages.
+func TestUploadPagesPerAnonymousNetwork(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			s := pageServer(t, transfer.Options{MaxPagesPerAddress: 2, MaxPagesPerNetwork: 3}, nil)
+			url := serveMCP(t, s, version == "2026-07-28", true)
+			for i := range 3 {
+				linkOf(t, callLink(t, connectHTTP(t, url, fromAddress(fmt.Sprintf("2001:db8:1:%x::1", i)), version), map[string]any{}))
+			}
+			res := callLink(t, connectHTTP(t, url, fromAddress("2001:db8:1:ffff::1"), version), map[string]any{})
+			if !res.IsError {
+				t.Fatalf("a fourth page from a new /64 of one /48: %d content blocks, want a refusal", len(res.Content))
+			}
+			text := mcptest.Text(t, res)
+			for _, w := range []string{"from this IPv6 network (a /48", "3 upload pages waiting", "limit per network", "authenticate"} {
+				if !res.IsError || !strings.Contains(text, w) {
+					t.Errorf("a fourth page from a new /64 of one /48: isError=%v %q, want a refusal saying %q", res.IsError, text, w)
+				}
+			}
+			linkOf(t, callLink(t, connectHTTP(t, url, fromAddress("2001:db8:2::1"), version), map[string]any{}))
+			linkOf(t, callLink(t, connectHTTP(t, url, fromAddress("127.0.0.2"), version), map[string]any{}))
+		})
+	}
+	if transfer.DefaultMaxPagesPerNetwork <= transfer.DefaultMaxPagesPerAddress || transfer.DefaultMaxPagesPerNetwork > transfer.DefaultMaxPages/4 {
+		t.Errorf("DefaultMaxPagesPerNetwork %d: want more than a /64's %d and at most a quarter of MaxPages %d", transfer.DefaultMaxPagesPerNetwork, transfer.DefaultMaxPagesPerAddress, transfer.DefaultMaxPages)
 	}
 }

@@ -34,10 +34,12 @@ func newAdmission(o *UploadOptions, obs *observer) *admission {
 }
 
 // admissionKey is whom an upload of owner, sent in r, counts against in
-// the bound of uploads per owner: its owner; or, for a caller without auth
-// and without a session (a 2026-07-28 client, whose requests stand alone,
-// or a stdio server's one client), the address it connects from
-// (addressKey). All such callers share the owner "", so that one of them
+// the bound of uploads per owner: its owner (for a caller without auth
+// whose address the MCP endpoint kept, that address's or IPv6 network's
+// key, see quotaOwner); or, for a caller without auth and without a
+// session whose address was not kept (a 2026-07-28 client of an endpoint
+// not wrapped, or a stdio server's one client), the address it connects
+// from (addressKey). All such callers share the owner "", so that one of them
 // could otherwise hold every upload any of them may have in progress.
 // Behind a proxy every caller has the proxy's address: there,
 // authenticate callers, or bound them at the proxy.
@@ -59,7 +61,10 @@ func (a *admission) enter(w http.ResponseWriter, owner string, memory int64) *re
 	switch {
 	case a.owners[owner] >= a.maxPerOwner:
 		who := "the owner has"
-		if isAddressKey(owner) {
+		switch {
+		case isNetworkKey(owner):
+			who = "callers without auth from this IPv6 network (a /48, all its /64s together) have"
+		case isAddressKey(owner):
 			who = "callers without auth from this address have"
 		}
 		rf = refuseTooMany.says(fmt.Sprintf("%s %d uploads in progress, as many as the server takes of one owner at once: retry when one has ended", who, a.maxPerOwner))

@@ -39,6 +39,7 @@ type quotaUse struct {
 	held, limit int64
 	shared      bool // the bound of callers without auth together, not the caller's own
 	address     bool // the caller's own bound is its address's (quotaOwner)
+	network     bool // and that address is an IPv6 network, a /48
 }
 
 // holds says who holds u.held: one (the caller as the path calls it) for
@@ -47,6 +48,8 @@ func (u quotaUse) holds(one string) string {
 	switch {
 	case u.shared:
 		return "callers without auth share a limit on the whole server, which holds"
+	case u.network:
+		return "callers without auth from this IPv6 network (a /48, all its /64s together; authenticate for a quota of your own) hold"
 	case u.address:
 		return "callers without auth from this address (authenticate for a quota of your own) hold"
 	}
@@ -87,7 +90,7 @@ func (q quota) check(ctx context.Context, owner string, size int64, now time.Tim
 	if err != nil {
 		return quotaUse{}, false, err
 	}
-	u := quotaUse{held: used, limit: q.limit, address: isAddressKey(owner)}
+	u := quotaUse{held: used, limit: q.limit, address: isAddressKey(owner), network: isNetworkKey(owner)}
 	if used > q.limit-size {
 		return u, false, nil
 	}

@@ -49,6 +49,10 @@ const (
 	// from one address (an IPv6 /64), their sessions together: each
 	// request of a 2026-07-28 client over HTTP is a session of its own.
 	DefaultMaxPagesPerAddress = 32
+	// DefaultMaxPagesPerNetwork bounds those of the callers without auth
+	// from one IPv6 network (a /48), all its /64s together: four /64s'
+	// worth, an eighth of DefaultMaxPages.
+	DefaultMaxPagesPerNetwork = 128
 )
 
 // Defaults of the zero [Options]: the life of stored files.
@@ -172,13 +176,14 @@ type Options struct {
 	// the token verifier, or set Owner), so that users of a verifier that
 	// names nobody do not all share one principal. Without auth (no token
 	// info) the owner is the caller's session where the protocol has
-	// sessions with IDs (2025-11-25 over streamable HTTP): each anonymous
-	// session has a quota of its own, and a file URI works in the session
-	// that uploaded the file only. Where it has none (stdio, a single
-	// client; 2026-07-28, stateless), the owner is "", one for every
-	// anonymous caller, and the signed, unguessable file URI itself is the
-	// capability; over HTTP their files count against the quota of the
-	// address they call from (see Quota).
+	// sessions with IDs (2025-11-25 over streamable HTTP): a file URI works
+	// in the session that uploaded the file only, and the session's files
+	// count against the quota of the address it calls from (see Quota), or,
+	// where that was not kept, a quota of the session's own. Where it has
+	// none (stdio, a single client; 2026-07-28, stateless), the owner is
+	// "", one for every anonymous caller, and the signed, unguessable file
+	// URI itself is the capability; over HTTP their files count against
+	// the quota of the address they call from (see Quota).
 	Owner func(*auth.TokenInfo) string
 
 	// AuthorizationTTL is how long an upload descriptor may be used. Zero
@@ -208,16 +213,22 @@ type Options struct {
 
 	// Quota is how many bytes of unexpired uploaded files one owner may
 	// hold, for stores that count them ([store.Usager]; diskstore and
-	// memstore do). Callers without auth and without a session over HTTP
-	// (2026-07-28), all the owner "", hold it per address (an IPv6 /64),
+	// memstore do). Callers without auth over HTTP hold it per address,
 	// the address of the MCP request that authorized the file (see
-	// [KeepCallerAddress]); any of them that has a file's URI may still use
-	// the file. Zero means DefaultQuota; a negative value, no quota.
+	// [KeepCallerAddress]): those without a session (2026-07-28), all the
+	// owner "", any of whom that has a file's URI may still use the file,
+	// and anonymous sessions (2025-11-25), all the sessions of an address
+	// together, since a client can open as many as it likes. An IPv6
+	// address holds it per /48, all its /64s together: one party can hold
+	// a /48 as easily as one IPv4 address, and the store counts each file
+	// against one key (the /48's keyed pseudonym, never the address).
+	// Where the address was not kept, each anonymous session holds a Quota
+	// of its own. Zero means DefaultQuota; a negative value, no quota.
 	Quota int64
 
 	// AnonymousQuota bounds what callers without auth add together, since
-	// each anonymous session has a Quota of its own and sessions cost a
-	// client nothing: a caller without auth may add a file only while the
+	// addresses (and, where the address was not kept, anonymous sessions)
+	// cost a client little: a caller without auth may add a file only while the
 	// store holds, in all (every owner's unexpired files), no more than
 	// AnonymousQuota with it, for stores that count their total
 	// ([store.TotalUsager]; diskstore and memstore do). Zero means
@@ -252,9 +263,23 @@ type Options struct {
 	// the one the MCP endpoint's request came from ([KeepCallerAddress],
 	// which package runtime/serve applies); callers over HTTP whose
 	// address was not kept count as one address. Authenticated callers
-	// are bounded by MaxPagesPerCaller alone. Zero means
+	// are bounded by MaxPagesPerCaller alone. An IPv6 address is also
+	// bounded by its /48 (MaxPagesPerNetwork). Zero means
 	// DefaultMaxPagesPerAddress.
 	MaxPagesPerAddress int
+
+	// MaxPagesPerNetwork bounds those of the callers without auth from
+	// one IPv6 network, a /48, all its /64s together. A /48 is what one
+	// site is commonly given (RFC 6177), and some tunnel services give
+	// one to anyone for free: it holds 65,536 /64s, each an address of its
+	// own to MaxPagesPerAddress, so that without this bound one such
+	// caller could take every page of MaxPages. Past it, a page asked for
+	// from any /64 of the network is refused, saying so. Callers that share
+	// a /48 without being one party (the customers of one provider's pool)
+	// share it too: authenticated callers are bounded by MaxPagesPerCaller
+	// alone. An IPv4 address is its own network (MaxPagesPerAddress bounds
+	// it). Zero means DefaultMaxPagesPerNetwork.
+	MaxPagesPerNetwork int
 
 	// Upload configures the upload endpoint. Its Store, Keys, Now, TTL,
 	// Owner and Quota are set by Register: the quota is Quota, the one
@@ -359,8 +384,10 @@ type UploadOptions struct {
 	// DefaultExpiryGrace.
 	ExpiryGrace time.Duration
 	// MaxUploadsPerOwner bounds the uploads one owner has in progress at
-	// once (callers without auth or a session, who share the owner "", are
-	// counted by the address they connect from); one more is refused with 429 (tooManyUploads) and a Retry-After of one
+	// once (callers without auth are counted by the address whose quota
+	// the file counts against, see Options.Quota: an IPv6 /48; or, where
+	// the MCP endpoint did not keep it, those without a session by the
+	// address they connect from); one more is refused with 429 (tooManyUploads) and a Retry-After of one
 	// RateWindow, by when a slow one has been cut. Zero means
 	// DefaultMaxUploadsPerOwner.
 	MaxUploadsPerOwner int
@@ -392,6 +419,7 @@ func (o *Options) fillDefaults() error {
 	orDefault(&o.MaxPages, DefaultMaxPages)
 	orDefault(&o.MaxPagesPerCaller, DefaultMaxPagesPerCaller)
 	orDefault(&o.MaxPagesPerAddress, DefaultMaxPagesPerAddress)
+	orDefault(&o.MaxPagesPerNetwork, DefaultMaxPagesPerNetwork)
 	zeroDefault(&o.Quota, DefaultQuota)
 	if o.AnonymousQuota == 0 && o.Quota > 0 {
 		o.AnonymousQuota = math.MaxInt64 // past any store

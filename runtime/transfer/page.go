@@ -133,7 +133,7 @@ func (r *resolver) NewPage(ctx context.Context, extra *mcp.RequestExtra, hk hook
 		return hook.Page{}, fmt.Errorf("signing the upload page's file URI: %w", err)
 	}
 	p := &page{
-		id: id, key: key, caller: who, address: pageAddress(ctx, extra, owner), total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
+		id: id, key: key, caller: who, address: pageAddress(ctx, extra, owner), network: pageNetwork(ctx, owner), total: total, expires: expires, uploadDeadline: expires.Add(c.PageTTL),
 		done: done, finished: make(chan struct{}),
 		hp: hook.Page{URL: c.pageURL + tok, ElicitationID: id, State: uri},
 	}

@@ -28,6 +28,7 @@ type page struct {
 	done    func(elicitationID string) // called once on success; nil for none
 	caller  caller
 	address string // the addressKey of an anonymous caller, "" for none (see pageAddress)
+	network string // the networkKey of an anonymous caller on IPv6, "" for none
 	// uploadDeadline is when an upload that started in time is cut: the
 	// page's expiry plus another PageTTL.
 	uploadDeadline time.Time
@@ -83,8 +84,9 @@ type pageKey struct {
 }
 
 // pages is a server's record of its upload pages: the pending ones by file
-// ID, at most max of them, perCaller of one caller's and perAddress of
-// anonymous callers' from one address; and by key, the
+// ID, at most max of them, perCaller of one caller's, perAddress of
+// anonymous callers' from one address and perNetwork from one IPv6
+// network; and by key, the
 // pages of -32042 errors, pending or uploaded and not yet taken by the
 // retry. A page whose wait ended stays known by file ID for keptFinished.
 type pages struct {
@@ -94,18 +96,20 @@ type pages struct {
 	pending    int            // pages whose wait is not over
 	byCaller   map[caller]int // of those, each caller's
 	byAddress  map[string]int // and each address's, of anonymous callers
+	byNetwork  map[string]int // and each IPv6 network's, of anonymous callers
 	ended      []*page        // the others, oldest first, for keptFinished: at most 4×max, or 4096
 	max        int
 	perCaller  int
 	perAddress int
+	perNetwork int
 	closed     error         // why pages are refused, once Shutdown ran
 	down       chan struct{} // closed by Shutdown
 }
 
-func newPages(max, perCaller, perAddress int) *pages {
+func newPages(max, perCaller, perAddress, perNetwork int) *pages {
 	return &pages{
-		byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, byAddress: map[string]int{},
-		max: max, perCaller: perCaller, perAddress: perAddress, down: make(chan struct{}),
+		byID: map[string]*page{}, byKey: map[pageKey]*page{}, byCaller: map[caller]int{}, byAddress: map[string]int{}, byNetwork: map[string]int{},
+		max: max, perCaller: perCaller, perAddress: perAddress, perNetwork: perNetwork, down: make(chan struct{}),
 	}
 }
 
@@ -124,6 +128,20 @@ func pageAddress(ctx context.Context, extra *mcp.RequestExtra, owner string) str
 	}
 	if owner == "" && extra != nil && extra.Header != nil { // over HTTP
 		return unknownAddress
+	}
+	return ""
+}
+
+// pageNetwork is the key of the IPv6 network whose bound a page of owner,
+// asked for in a request whose context is ctx, counts against besides its
+// address's (see pageAddress): for a caller without auth on IPv6 whose
+// address was kept, its /48; else "", for none.
+func pageNetwork(ctx context.Context, owner string) string {
+	if !anonymous(owner) {
+		return ""
+	}
+	if a, ok := callerAddress(ctx); ok {
+		return networkKey(a)
 	}
 	return ""
 }
@@ -183,6 +201,11 @@ func (ps *pages) end(p *page) {
 			delete(ps.byAddress, p.address)
 		}
 	}
+	if p.network != "" {
+		if ps.byNetwork[p.network]--; ps.byNetwork[p.network] <= 0 {
+			delete(ps.byNetwork, p.network)
+		}
+	}
 	if p.timer != nil {
 		p.timer.Stop()
 	}
@@ -201,7 +224,8 @@ func (ps *pages) end(p *page) {
 const keptFinished = 2 * time.Minute
 
 // add records p until it expires, unless max pages, perCaller pages of
-// p's caller, or perAddress pages of its address, are pending.
+// p's caller, perAddress pages of its address, or perNetwork pages of its
+// IPv6 network, are pending.
 func (ps *pages) add(p *page, now time.Time) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -222,11 +246,17 @@ func (ps *pages) add(p *page, now time.Time) error {
 		}
 		return fmt.Errorf("callers without auth %s have %d upload pages waiting for a file, the limit per address; use or decline one, wait until one expires, or authenticate: an authenticated caller has a limit of its own", from, ps.perAddress)
 	}
+	if p.network != "" && ps.byNetwork[p.network] >= ps.perNetwork {
+		return fmt.Errorf("callers without auth from this IPv6 network (a /48, all its /64s together) have %d upload pages waiting for a file, the limit per network; use or decline one, wait until one expires, or authenticate: an authenticated caller has a limit of its own", ps.perNetwork)
+	}
 	p.pages = ps
 	ps.pending++
 	ps.byCaller[p.caller]++
 	if p.address != "" {
 		ps.byAddress[p.address]++
+	}
+	if p.network != "" {
+		ps.byNetwork[p.network]++
 	}
 	ps.byID[p.id] = p
 	if p.key != nil {

@@ -83,9 +83,11 @@ func TestOneQuota(t *testing.T) {
 }
 
 // TestQuotaPerAnonymousSession: without auth, the callers of a protocol
-// with sessions (2025-11-25 over streamable HTTP) each have a quota of
-// their own, and one cannot use another's file: one anonymous client that
-// holds its quota does not lock out the next.
+// with sessions (2025-11-25 over streamable HTTP) whose address the server
+// was not told each have a quota of their own, and one cannot use
+// another's file: one anonymous client that holds its quota does not lock
+// out the next. (Where the address is told, see
+// TestQuotaPerAnonymousSessionAddress.)
 func TestQuotaPerAnonymousSession(t *testing.T) {
 	connect := sessionsServer(t, transfer.Options{Quota: 10000})
 	a, b := connect(), connect()
@@ -132,8 +134,18 @@ func TestAnonymousQuotaTogether(t *testing.T) {
 // sessionsServer starts a server of o (its Keys, PublicURL and Store, a
 // diskstore, set here) with the analyze tool over streamable HTTP with
 // sessions, and returns what connects a new anonymous client session on
-// 2025-11-25.
+// 2025-11-25. Its MCP endpoint is not wrapped with
+// transfer.KeepCallerAddress: the transfer layer knows no session's address.
 func sessionsServer(t *testing.T, o transfer.Options) func() *mcp.ClientSession {
+	t.Helper()
+	connect := sessionsServerFrom(t, o, false)
+	return func() *mcp.ClientSession { return connect("") }
+}
+
+// sessionsServerFrom is sessionsServer, its MCP endpoint wrapped with
+// transfer.KeepCallerAddress when keep, whose sessions connect from an
+// address (see fromAddress).
+func sessionsServerFrom(t *testing.T, o transfer.Options, keep bool) func(ip string) *mcp.ClientSession {
 	t.Helper()
 	st, err := diskstore.New(t.TempDir(), nil)
 	if err != nil {
@@ -150,12 +162,16 @@ func sessionsServer(t *testing.T, o transfer.Options) func() *mcp.ClientSession 
 	}
 	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
 	mux.Handle("/files/", h)
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	return func() *mcp.ClientSession {
+	var endpoint http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	if keep {
+		endpoint = testRemoteAddr(transfer.KeepCallerAddress(endpoint))
+	}
+	mux.Handle("/mcp", endpoint)
+	return func(ip string) *mcp.ClientSession {
 		t.Helper()
 		c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
 		enableFiles(t, c)
-		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: fromAddress(ip)}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,6 +181,50 @@ func sessionsServer(t *testing.T, o transfer.Options) func() *mcp.ClientSession 
 		}
 		return cs
 	}
+}
+
+// TestQuotaPerAnonymousSessionAddress: anonymous sessions (2025-11-25
+// over HTTP), each an owner of its own, also count against the address
+// they call from once the server knows it (transfer.KeepCallerAddress):
+// one client that opens session after session from one address holds one
+// Quota between them, not a Quota each, and the refusal names the address
+// and auth; a session from another address still uploads. A file URI
+// still works in the session that uploaded the file only.
+func TestQuotaPerAnonymousSessionAddress(t *testing.T) {
+	connect := sessionsServerFrom(t, transfer.Options{Quota: 10000, AnonymousQuota: 100000}, true)
+	six := bytes.Repeat([]byte("x"), 6000)
+	a := connect("")
+	uri := uploadFile(t, t.Context(), a, "a.txt", "text/plain", six)
+	for i := range 3 {
+		_, err := authorize(t.Context(), connect(""), declare("b.txt", "text/plain", six))
+		if !isQuotaExceeded(err) || !strings.Contains(err.Error(), "callers without auth from this address") || !strings.Contains(err.Error(), "authenticate") {
+			t.Errorf("new session %d's 6000 bytes from an address that holds 6000 of a quota of 10000: %v, want quotaExceeded naming the address and auth", i+1, err)
+		}
+	}
+	b := connect("127.0.0.2")
+	uploadFile(t, t.Context(), b, "b.txt", "text/plain", six)
+	if text, isErr := callText(t, connect(""), "analyze", map[string]any{"document": uri}); !isErr || !strings.Contains(text, "did not issue it to this caller") {
+		t.Errorf("another session's file URI, from the same address = %q (isError %v), want it refused as not this caller's", text, isErr)
+	}
+	if text, isErr := callText(t, a, "analyze", map[string]any{"document": uri}); isErr || !strings.Contains(text, "6000 bytes") {
+		t.Errorf("the uploading session's own file URI: %q (isError %v), want the file", text, isErr)
+	}
+}
+
+// TestQuotaPerAnonymousNetwork: an IPv6 caller that holds a /48 holds
+// 65,536 /64s; callers without auth hold the quota per /48, its /64s
+// together, so that one such network cannot take more of AnonymousQuota
+// than one IPv4 address: a new /64 of a /48 that holds its quota is
+// refused, saying so, and another /48 still uploads.
+func TestQuotaPerAnonymousNetwork(t *testing.T) {
+	connect, _ := statelessServer(t, t.TempDir(), transfer.Options{Quota: 10000, AnonymousQuota: 100000})
+	six := bytes.Repeat([]byte("x"), 6000)
+	uploadFile(t, t.Context(), connect("2001:db8:1::1"), "a.txt", "text/plain", six)
+	_, err := authorize(t.Context(), connect("2001:db8:1:1::1"), declare("b.txt", "text/plain", six))
+	if !isQuotaExceeded(err) || !strings.Contains(err.Error(), "callers without auth from this IPv6 network (a /48") || !strings.Contains(err.Error(), "authenticate") {
+		t.Errorf("6000 bytes from a new /64 of a /48 that holds 6000 of a quota of 10000: %v, want quotaExceeded naming the network and auth", err)
+	}
+	uploadFile(t, t.Context(), connect("2001:db8:2::1"), "b.txt", "text/plain", six)
 }
 
 // TestQuotaPerAnonymousAddress: callers without auth and without a
@@ -234,7 +294,7 @@ func statelessServer(t *testing.T, dir string, o transfer.Options) (func(ip stri
 	}
 	runtime.AddTool(s, &mcp.Tool{Name: "analyze"}, readAll[testtypes.DocumentArgs](func(in testtypes.DocumentArgs) runtime.File { return in.Document }))
 	mux.Handle("/files/", h)
-	mux.Handle("/mcp", transfer.KeepCallerAddress(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})))
+	mux.Handle("/mcp", testRemoteAddr(transfer.KeepCallerAddress(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))))
 	return func(ip string) *mcp.ClientSession {
 		t.Helper()
 		c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)

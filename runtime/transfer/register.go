@@ -160,7 +160,7 @@ func newConfig(o Options) (*config, error) {
 		return nil, err
 	}
 	c.obs = newObserver(c.Logger, c.MeterProvider, c.Keys, c.ErrorLog)
-	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller, c.MaxPagesPerAddress)
+	c.pages = newPages(c.MaxPages, c.MaxPagesPerCaller, c.MaxPagesPerAddress, c.MaxPagesPerNetwork)
 	c.bufs = newBufferPool(c.Upload.BufferSize)
 	c.reads = newReadFiles()
 	c.admit = newAdmission(&c.Upload, c.obs)
