@@ -106,6 +106,7 @@ const (
 type Scope struct {
 	key  string // the random scope key, in params._meta
 	tool string
+	held *holding // where the files of an Elicitation's answer count; nil: not counted
 
 	mu     sync.Mutex
 	tokens []string // made here; those not taken are still in entries
@@ -118,7 +119,7 @@ type entry struct {
 	form   string // the schema of the form it was checked against, for an answer
 	arg    string
 	file   any   // runtime.File
-	held   int64 // its bytes, counted in the limits of elicitation answers; -1: not counted
+	held   int64 // its bytes, counted in its scope's limits of elicitation answers; -1: not counted
 }
 
 // entries holds every reference not taken yet, by token.
@@ -132,7 +133,7 @@ func newScope(tool string) *Scope {
 // add makes a reference to file, sent for arg (of the answer to the input
 // request answer, when not "", checked as a field of the form whose schema
 // is form), and returns its string. held is what the
-// file counts in the limits of elicitation answers (see [reserve]), -1
+// file counts in the limits of elicitation answers (see [holding.reserve]), -1
 // for none.
 func (s *Scope) add(answer, form, arg string, file any, held int64) string {
 	t := rand.Text()
