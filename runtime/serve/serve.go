@@ -47,6 +47,15 @@
 // tool's handler no longer sees. Elicit's elicitation/create requests
 // carry their elicitation's key there too, which the serving code removes
 // before the client gets them.
+//
+// Only runtime.AddTool's handler resolves references, and the go-sdk does
+// not tell whose handler a tool's name maps to: replace a tool added with
+// runtime.AddTool through runtime.AddTool again, or call
+// runtime.RemoveTools before adding one of the go-sdk's own under its
+// name. A handler that replaced it otherwise sees a reference string in
+// place of each large data: URI in the first call it answers; then the
+// fast path leaves the tool to the SDK and logs a warning (see
+// runtime.AddTool).
 package serve
 
 import (

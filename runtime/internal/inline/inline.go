@@ -40,6 +40,7 @@ import (
 	"crypto/rand"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -246,6 +247,8 @@ func Take(ctx context.Context, ref, arg string) (file any, ok bool) {
 var servers sync.Map // weak.Pointer[mcp.Server] → *tools
 
 type tools struct {
+	watched atomic.Bool // see [Watch]
+
 	mu    sync.RWMutex
 	files map[string]map[string]*descriptor.Prop // tool → argument → property
 	forms map[formKey]map[string]*Form           // → by schema
@@ -290,6 +293,21 @@ func AddTool(s *mcp.Server, name string, files map[string]*descriptor.Prop) {
 		return
 	}
 	t.files[name] = files
+}
+
+// Watch reports whether it is the first call for s: package runtime
+// then installs on s what notices a call of a recorded tool that another
+// handler answered.
+func Watch(s *mcp.Server) (first bool) {
+	return toolsOf(s).watched.CompareAndSwap(false, true)
+}
+
+// Recorded reports whether [AddTool] records files for the tool name of s.
+func Recorded(s *mcp.Server, name string) bool {
+	t := toolsOf(s)
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.files[name] != nil
 }
 
 // ToolFiles returns the function [Rewrite] takes for s: the file
