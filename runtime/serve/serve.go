@@ -109,13 +109,13 @@ const (
 	// DefaultAnswerTTL is how long the files of an answer to an
 	// elicitation/create that the fast path of inline files decoded are
 	// held for runtime.Elicit when it does not take them.
-	DefaultAnswerTTL = inline.AnswerTTL
+	DefaultAnswerTTL = time.Minute
 	// DefaultMaxAnswerFiles is the most files of such answers held at
 	// once by one [Handler] or [Stdio].
-	DefaultMaxAnswerFiles = inline.MaxAnswerFiles
+	DefaultMaxAnswerFiles = 256
 	// DefaultMaxAnswerBytes is the most bytes of files of such answers
 	// held at once by one [Handler] or [Stdio] (256 MiB).
-	DefaultMaxAnswerBytes = inline.MaxAnswerBytes
+	DefaultMaxAnswerBytes = 256 << 20
 )
 
 // StatelessSince is the first protocol version that the go-sdk serves over
@@ -199,9 +199,14 @@ type Options struct {
 	MaxAnswerBytes int64
 }
 
-// answerLimits returns the bounds of held answers o sets.
+// answerLimits returns the bounds of held answers o sets, with the
+// defaults above for its zero fields.
 func (o *Options) answerLimits() inline.AnswerLimits {
-	return inline.AnswerLimits{TTL: o.AnswerTTL, Files: o.MaxAnswerFiles, Bytes: o.MaxAnswerBytes}
+	return inline.AnswerLimits{
+		TTL:   cmp.Or(o.AnswerTTL, DefaultAnswerTTL),
+		Files: cmp.Or(o.MaxAnswerFiles, DefaultMaxAnswerFiles),
+		Bytes: cmp.Or(o.MaxAnswerBytes, DefaultMaxAnswerBytes),
+	}
 }
 
 // logger returns o.Logger or the default.
