@@ -3,11 +3,13 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime/internal/descriptor"
+	"github.com/mcpfile/mcpfile/runtime/internal/hook"
 	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 )
 
@@ -29,8 +31,50 @@ type inlineRef struct {
 // addInlineTool records the File arguments of the tool name of s, whose
 // input schema is schema and plan the plan of its file fields, for the
 // fast path. A schema that cannot be read leaves the tool to the SDK.
+// The first time, it installs on s the middleware that notices a tool
+// replaced behind AddTool's back ([noticeReplaced]).
 func addInlineTool(s *mcp.Server, name string, schema json.RawMessage, plan *filePlan) {
 	inline.AddTool(s, name, inlineFiles(schema, plan))
+	if inline.Watch(s) {
+		s.AddReceivingMiddleware(noticeReplaced(s))
+	}
+}
+
+// noticeReplaced returns the receiving middleware of s that notices a
+// tools/call of a tool AddTool recorded for the fast path that no handler
+// of AddTool's answered: the call's params._meta still holds the scope key
+// of its references, which AddTool's handler removes first thing
+// (inline.Bind). The go-sdk tells nobody whose handler a tool's name maps
+// to, so this is the first moment it can be known, after the handler that
+// replaced AddTool's (with Server.AddTool or mcp.AddTool, without
+// RemoveTools) has seen references in place of the call's large data:
+// URIs. From then on the fast path leaves the tool to the SDK, and a
+// warning says what to do.
+//
+// A call that failed (an error, not an isError result) teaches nothing:
+// a middleware that refuses a call before any handler runs (auth, say)
+// or an unknown tool leave the key too, and for them the fast path is
+// right to carry on.
+func noticeReplaced(s *mcp.Server) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method != "tools/call" || err != nil {
+				return res, err
+			}
+			p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+			if !ok || p == nil {
+				return res, err
+			}
+			if _, left := p.Meta[inline.MetaKey]; !left || !inline.Recorded(s, p.Name) {
+				return res, err
+			}
+			inline.AddTool(s, p.Name, nil)
+			hook.Observer(s).Logger().WarnContext(ctx, "a tool added with runtime.AddTool was replaced by a handler of the go-sdk's own: that call got references in place of its large data: URIs, later calls get them as sent; replace a tool through runtime.AddTool, or call runtime.RemoveTools first",
+				slog.String("tool", p.Name))
+			return res, err
+		}
+	}
 }
 
 // inlineFiles returns the fields of the object schema schema, whose plan

@@ -65,6 +65,18 @@ type Generated[T any] interface {
 // (see [Elicit]) is passed through.
 //
 // AddTool panics, like [mcp.AddTool], if the schemas cannot be used.
+//
+// Replace a tool that AddTool added through AddTool again, or remove it
+// with [RemoveTools] before adding one of the go-sdk's own (Server.AddTool,
+// mcp.AddTool) under its name. AddTool records which arguments of the tool
+// take files, so that runtime/serve decodes their large data: URIs from
+// the message and hands the SDK a reference ("mcpfile-inline:" and a
+// token) in place of each, which only AddTool's handler resolves; the
+// go-sdk has no way to tell whose handler a name maps to. A handler that
+// replaced AddTool's behind its back sees that reference string, not the
+// data: URI, in the first call it answers without an error; the fast
+// path then notices it, logs a warning and leaves the tool to the SDK,
+// and later calls reach the handler as sent.
 func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, th, plan, err := toolFor[In, Out, P](s, t, h)
 	if err == nil {
@@ -78,6 +90,18 @@ func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.Too
 	}
 	s.AddTool(tt, th)
 	addInlineTool(s, tt.Name, tt.InputSchema.(json.RawMessage), plan)
+}
+
+// RemoveTools removes the tools names from s, as s.RemoveTools does, and
+// forgets what [AddTool] recorded of them for runtime/serve's fast path of
+// inline files, so that a tool of the go-sdk's own added under one of the
+// names afterwards gets its arguments as sent. Names of tools AddTool did
+// not add are removed as s.RemoveTools removes them.
+func RemoveTools(s *mcp.Server, names ...string) {
+	for _, name := range names {
+		inline.AddTool(s, name, nil) // first: no reference is made for a tool that is gone
+	}
+	s.RemoveTools(names...)
 }
 
 // toolFor returns the tool to register, its low-level handler and the

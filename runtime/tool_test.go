@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpfile/mcpfile/internal/mcptest"
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 )
 
 func newServer() *mcp.Server {
@@ -352,4 +353,50 @@ func TestSDKAddToolRefusesFiles(t *testing.T) {
 	}
 	// With the generated schema given, mcp.AddTool infers nothing and works.
 	mcp.AddTool(newServer(), &mcp.Tool{Name: "describe", InputSchema: imageSchema}, describe)
+}
+
+// TestRemoveTools: a tool added with runtime.AddTool and replaced with
+// a handler of the go-sdk's own is left to the SDK by the fast path of
+// inline files once that handler answers a call whose _meta carries a
+// reference scope key (as the fast path writes it); a call answered by
+// runtime.AddTool's handler leaves its tool on the fast path; RemoveTools
+// removes a tool from the server and from the fast path.
+func TestRemoveTools(t *testing.T) {
+	s := newServer()
+	runtime.AddTool(s, &mcp.Tool{Name: "describe"}, describe)
+	runtime.AddTool(s, &mcp.Tool{Name: "kept"}, describe)
+	runtime.AddTool(s, &mcp.Tool{Name: "gone"}, describe)
+	s.AddTool(&mcp.Tool{Name: "describe", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "replaced"}}}, nil
+	})
+	cs := mcptest.Connect(t, s, nil, "")
+	args := map[string]any{"image": mcptest.DataURI("image/png", mcptest.PNG(t, 4, 3, false))}
+	for _, name := range []string{"kept", "describe"} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{inline.MetaKey: "k"}})
+		if err != nil || res.IsError {
+			t.Fatalf("call of %s: %v %v", name, err, res)
+		}
+	}
+	if !inline.Recorded(s, "kept") {
+		t.Errorf("a tool whose own handler answered is no longer on the fast path")
+	}
+	if inline.Recorded(s, "describe") {
+		t.Errorf("a tool replaced with the go-sdk's own handler is still on the fast path")
+	}
+
+	runtime.RemoveTools(s, "gone", "none")
+	if inline.Recorded(s, "gone") {
+		t.Errorf("a removed tool is still on the fast path")
+	}
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if want := []string{"describe", "kept"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("tools/list after RemoveTools = %v, want %v", names, want)
+	}
 }

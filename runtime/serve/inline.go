@@ -24,8 +24,8 @@ import (
 // has answered it; those of an answer to an elicitation/create, which
 // the call that asked takes, when that call has read it (see
 // inline.Elicitation).
-func inlineHTTP(s *mcp.Server, limit int64, h http.Handler) http.Handler {
-	files, forms, asked := inline.ToolFiles(s), inline.ToolForms(s), inline.NewAsked()
+func inlineHTTP(s *mcp.Server, limit int64, answers inline.AnswerLimits, h http.Handler) http.Handler {
+	files, forms, asked := inline.ToolFiles(s), inline.ToolForms(s), inline.NewAskedWithin(answers)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		session := r.Header.Get("Mcp-Session-Id")
 		if session != "" {
@@ -139,8 +139,8 @@ type inlineIO struct {
 	live map[string]*inline.Scope // by request id (see idKey)
 }
 
-func newInlineIO(s *mcp.Server, limit int) *inlineIO {
-	conn := inline.Conn{Files: inline.ToolFiles(s), Forms: inline.ToolForms(s), Asked: inline.NewAsked()}
+func newInlineIO(s *mcp.Server, limit int, answers inline.AnswerLimits) *inlineIO {
+	conn := inline.Conn{Files: inline.ToolFiles(s), Forms: inline.ToolForms(s), Asked: inline.NewAskedWithin(answers)}
 	return &inlineIO{conn: conn, limit: limit, live: map[string]*inline.Scope{}}
 }
 

@@ -87,9 +87,14 @@ func elicitServer(rec *answers) *mcp.Server {
 // connectElicit connects a client with opts on protocol version to s over
 // stdio or HTTP, through the fast path or without it.
 func connectElicit(t *testing.T, s *mcp.Server, overHTTP, fast bool, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
-	limit := serve.RequestLimit(s, serve.Options{})
+	return connectElicitWith(t, s, overHTTP, fast, version, opts, serve.Options{})
+}
+
+// connectElicitWith is connectElicit with so the options of the fast path.
+func connectElicitWith(t *testing.T, s *mcp.Server, overHTTP, fast bool, version string, opts *mcp.ClientOptions, so serve.Options) *mcp.ClientSession {
+	limit := serve.RequestLimit(s, so)
 	if overHTTP {
-		h := serve.Handler(s, serve.Options{})
+		h := serve.Handler(s, so)
 		if !fast {
 			h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 				MaxRequestBodyBytes: limit,
@@ -105,7 +110,7 @@ func connectElicit(t *testing.T, s *mcp.Server, overHTTP, fast bool, version str
 	done := make(chan error, 1)
 	go func() {
 		if fast {
-			done <- serve.ServeIO(context.Background(), s, toServer, fromServer, serve.Options{})
+			done <- serve.ServeIO(context.Background(), s, toServer, fromServer, so)
 			return
 		}
 		done <- s.Run(context.Background(), &mcp.IOTransport{Reader: toServer, Writer: fromServer, MaxLineLength: max(int(limit), mcp.DefaultMaxLineLength)})
@@ -213,28 +218,80 @@ func TestInlineElicit(t *testing.T) {
 }
 
 // TestInlineElicitPastLimits: past the bounds of the files held for
-// elicitation/create answers, an answer reaches the SDK as it came, and
-// gets the same answer as without the fast path.
+// elicitation/create answers that Options set, an answer reaches the SDK
+// as it came, and gets the same answer as without the fast path; within
+// them, the SDK sees references.
 func TestInlineElicitPastLimits(t *testing.T) {
-	restore := inline.SetAnswerLimits(time.Minute, 0, 0)
-	defer restore()
+	png := mcptest.PNG(t, 64, 64, true)
+	notPNG := bytes.Repeat([]byte("GIF89a not a png "), 400)
+	content := map[string]any{"photo": uri("image/png", png), "extra": uri("application/octet-stream", notPNG)}
+	size := int64(len(png) + len(notPNG))
+	opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	}}
+	for _, tt := range []struct {
+		name string
+		so   serve.Options
+		refs int
+	}{
+		{"defaults", serve.Options{}, 2},
+		{"two files", serve.Options{MaxAnswerFiles: 2}, 2},
+		{"one file", serve.Options{MaxAnswerFiles: 1}, 0},
+		{"none", serve.Options{MaxAnswerFiles: -1}, 0},
+		{"the files' bytes", serve.Options{MaxAnswerBytes: size}, 2},
+		{"a byte less", serve.Options{MaxAnswerBytes: size - 1}, 0},
+		{"no time", serve.Options{AnswerTTL: -1}, 0},
+	} {
+		for _, overHTTP := range []bool{false, true} {
+			rec := &answers{}
+			cs := connectElicitWith(t, elicitServer(rec), overHTTP, true, "2025-11-25", opts, tt.so)
+			base := connectElicit(t, elicitServer(&answers{}), overHTTP, false, "2025-11-25", opts)
+			got, want := call(t, cs, "ask", map[string]any{}, nil), call(t, base, "ask", map[string]any{}, nil)
+			if got != want || !strings.Contains(got, "image/png") {
+				t.Errorf("%s, HTTP %v: %s\nwant (without the fast path) %s", tt.name, overHTTP, short(got), short(want))
+			}
+			if n := strings.Count(rec.last(), inline.Scheme); n != tt.refs {
+				t.Errorf("%s, HTTP %v: the SDK saw %d references, want %d", tt.name, overHTTP, n, tt.refs)
+			}
+		}
+	}
+	if n := inline.Held(); n != 0 {
+		t.Errorf("%d references held after the calls", n)
+	}
+}
+
+// TestInlineElicitAnswerTTL: the files of an answer are held for
+// Options.AnswerTTL: an answer whose files expired before Elicit read it
+// (here the SDK hands it on only once they have) is refused as a value
+// that is not a data: URI, which it no longer stands for.
+func TestInlineElicitAnswerTTL(t *testing.T) {
 	content := map[string]any{"photo": uri("image/png", mcptest.PNG(t, 64, 64, true))}
 	opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 	}}
 	for _, overHTTP := range []bool{false, true} {
-		rec := &answers{}
-		cs := connectElicit(t, elicitServer(rec), overHTTP, true, "2025-11-25", opts)
-		base := connectElicit(t, elicitServer(&answers{}), overHTTP, false, "2025-11-25", opts)
-		got, want := call(t, cs, "ask", map[string]any{}, nil), call(t, base, "ask", map[string]any{}, nil)
-		if got != want || !strings.Contains(got, "image/png") {
-			t.Errorf("HTTP %v: %s\nwant (without the fast path) %s", overHTTP, short(got), short(want))
+		s := elicitServer(&answers{})
+		expired := make(chan int, 1)
+		s.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, method, req)
+				if method == "elicitation/create" {
+					deadline := time.Now().Add(10 * time.Second)
+					for inline.Held() != 0 && time.Now().Before(deadline) {
+						time.Sleep(5 * time.Millisecond)
+					}
+					expired <- inline.Held()
+				}
+				return res, err
+			}
+		})
+		cs := connectElicitWith(t, s, overHTTP, true, "2025-11-25", opts, serve.Options{AnswerTTL: 20 * time.Millisecond})
+		got := call(t, cs, "ask", map[string]any{}, nil)
+		if n := <-expired; n != 0 {
+			t.Fatalf("HTTP %v: %d references held after a while, want them expired", overHTTP, n)
 		}
-		if n := strings.Count(rec.last(), inline.Scheme); n != 0 {
-			t.Errorf("HTTP %v: the SDK saw %d references past the limits", overHTTP, n)
+		if !strings.Contains(got, "is not a data: URI") {
+			t.Errorf("HTTP %v: %s, want the refusal of a value that is not a data: URI", overHTTP, short(got))
 		}
-	}
-	if n := inline.Held(); n != 0 {
-		t.Errorf("%d references held after the calls", n)
 	}
 }

@@ -38,14 +38,24 @@
 // protocol 2026-07-28), and in the response to an elicitation/create
 // (before it), whose references are good for that one elicitation in
 // that session and are held until Elicit takes them, at most a minute and
-// within a bound of files and bytes in all (past it, an answer goes to
-// the SDK as it came). What this does not take (a file it would refuse,
+// within a bound of files and bytes in all, for each Handler or Stdio
+// (Options.AnswerTTL, MaxAnswerFiles, MaxAnswerBytes; past them, an answer
+// goes to the SDK as it came). What this does not take (a file it would refuse,
 // a message it does not understand, a tool added otherwise) reaches the
 // SDK as it came, with the same answers; a receiving middleware sees the
 // references and their scope key (_meta "io.mcpfile/inline"), which the
 // tool's handler no longer sees. Elicit's elicitation/create requests
 // carry their elicitation's key there too, which the serving code removes
 // before the client gets them.
+//
+// Only runtime.AddTool's handler resolves references, and the go-sdk does
+// not tell whose handler a tool's name maps to: replace a tool added with
+// runtime.AddTool through runtime.AddTool again, or call
+// runtime.RemoveTools before adding one of the go-sdk's own under its
+// name. A handler that replaced it otherwise sees a reference string in
+// place of each large data: URI in the first call it answers; then the
+// fast path leaves the tool to the SDK and logs a warning (see
+// runtime.AddTool).
 package serve
 
 import (
@@ -67,6 +77,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpfile/mcpfile/runtime"
+	"github.com/mcpfile/mcpfile/runtime/internal/inline"
 	"github.com/mcpfile/mcpfile/runtime/transfer"
 )
 
@@ -94,6 +105,17 @@ const (
 	// for a person's upload through an upload page end at once, answering
 	// that the server is shutting down: transfer.Shutdown.)
 	DefaultShutdownTimeout = 5 * time.Second
+
+	// DefaultAnswerTTL is how long the files of an answer to an
+	// elicitation/create that the fast path of inline files decoded are
+	// held for runtime.Elicit when it does not take them.
+	DefaultAnswerTTL = time.Minute
+	// DefaultMaxAnswerFiles is the most files of such answers held at
+	// once by one [Handler] or [Stdio].
+	DefaultMaxAnswerFiles = 256
+	// DefaultMaxAnswerBytes is the most bytes of files of such answers
+	// held at once by one [Handler] or [Stdio] (256 MiB).
+	DefaultMaxAnswerBytes = 256 << 20
 )
 
 // StatelessSince is the first protocol version that the go-sdk serves over
@@ -148,6 +170,43 @@ type Options struct {
 	// the connections. Zero means DefaultShutdownTimeout; a negative value,
 	// wait for every request.
 	ShutdownTimeout time.Duration
+
+	// AnswerTTL, MaxAnswerFiles and MaxAnswerBytes bound the files of the
+	// answers to runtime.Elicit's elicitation/create (protocols before
+	// 2026-07-28) that the fast path of inline files decoded and holds
+	// until Elicit takes them (see the package documentation): how long
+	// an answer's files are held when Elicit does not take them (it takes
+	// or gives them up as soon as it reads the answer), and how many
+	// files and bytes are held at once. An answer that does not fit goes
+	// to the SDK as it came: it is decoded there, more slowly, and
+	// nobody is refused. Zero means DefaultAnswerTTL (a minute),
+	// DefaultMaxAnswerFiles (256) and DefaultMaxAnswerBytes (256 MiB); a
+	// negative value holds none, so every answer takes the SDK's path.
+	// Elicit reads an answer as soon as the SDK hands it on, but an
+	// answer whose files expired before it did is refused as a value that
+	// is not a data: URI (and asked again while Elicit's MaxTries allow):
+	// keep AnswerTTL in seconds, not milliseconds.
+	//
+	// The bounds are those of the one Handler or Stdio call given o: each
+	// call counts what it holds on its own (a Handler across all its
+	// sessions), so two servers in one process, or one server served
+	// twice, each hold up to their own bounds. The process holds at most
+	// the sum.
+	AnswerTTL time.Duration
+	// MaxAnswerFiles: see AnswerTTL.
+	MaxAnswerFiles int
+	// MaxAnswerBytes: see AnswerTTL.
+	MaxAnswerBytes int64
+}
+
+// answerLimits returns the bounds of held answers o sets, with the
+// defaults above for its zero fields.
+func (o *Options) answerLimits() inline.AnswerLimits {
+	return inline.AnswerLimits{
+		TTL:   cmp.Or(o.AnswerTTL, DefaultAnswerTTL),
+		Files: cmp.Or(o.MaxAnswerFiles, DefaultMaxAnswerFiles),
+		Bytes: cmp.Or(o.MaxAnswerBytes, DefaultMaxAnswerBytes),
+	}
 }
 
 // logger returns o.Logger or the default.
@@ -236,7 +295,7 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 	if ok {
 		endpoint = transfer.KeepFilesCapability(transfer.KeepCallerAddress(endpoint))
 	}
-	endpoint = inlineHTTP(s, limit, endpoint)
+	endpoint = inlineHTTP(s, limit, o.answerLimits(), endpoint)
 	if !ok {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != path {
@@ -285,7 +344,7 @@ func (nopCloser) Close() error { return nil }
 func serveIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser, o Options) error {
 	useLogger(s, o)
 	limit := lineLimit(RequestLimit(s, o))
-	c := newInlineIO(s, limit)
+	c := newInlineIO(s, limit, o.answerLimits())
 	defer c.closeAll()
 	t := &mcp.IOTransport{Reader: c.reader(r), Writer: c.writer(w), MaxLineLength: limit}
 	return run(ctx, s, keepFiles(s, t))

@@ -113,7 +113,7 @@ func TestInlineReaderLongLines(t *testing.T) {
 			}
 			fromClient.Close()
 		}()
-		got, err := io.ReadAll(newInlineIO(s, limit).reader(toServer))
+		got, err := io.ReadAll(newInlineIO(s, limit, (&Options{}).answerLimits()).reader(toServer))
 		if err != nil || string(got) != want {
 			t.Errorf("writes of %d bytes: read %d bytes (%v), want %d", cut, len(got), err, len(want))
 		}

@@ -22,60 +22,83 @@ import (
 // references outlive it, within the limits below, until Elicit takes them
 // or gives up ([Elicitation.Close]).
 
-// The limits of the files held for elicitation/create answers between
-// the message that carries them and the Elicit that takes them: past
-// them, an answer goes to the SDK as it came.
+// The default limits of the files held for elicitation/create answers
+// between the message that carries them and the Elicit that takes them,
+// by each [Asked] (one stdio connection, or one HTTP handler): past them,
+// an answer goes to the SDK as it came. See [AnswerLimits].
 const (
 	// AnswerTTL is how long an answer's files are held when no Elicit
 	// takes them.
 	AnswerTTL = time.Minute
-	// MaxAnswerFiles is the most files held at once, in the whole process.
+	// MaxAnswerFiles is the most files held at once.
 	MaxAnswerFiles = 256
-	// MaxAnswerBytes is the most bytes of files held at once, in the whole
-	// process.
+	// MaxAnswerBytes is the most bytes of files held at once.
 	MaxAnswerBytes = 256 << 20
 )
 
-// held counts the files of answers held, against the limits.
-var held = struct {
-	sync.Mutex
-	ttl         time.Duration
-	files, max  int
-	bytes, maxB int64
-}{ttl: AnswerTTL, max: MaxAnswerFiles, maxB: MaxAnswerBytes}
+// AnswerLimits bound the files of the elicitation/create answers that one
+// [Asked] holds: how long an answer's files are held when no Elicit takes
+// them, and how many files and bytes of files are held at once. A zero
+// field means its default (AnswerTTL, MaxAnswerFiles, MaxAnswerBytes); a
+// negative one holds none, so that every answer goes to the SDK as it
+// came.
+type AnswerLimits struct {
+	TTL   time.Duration
+	Files int
+	Bytes int64
+}
 
-// SetAnswerLimits sets the limits of answers (see AnswerTTL) and returns
-// a function that restores them: for tests.
-func SetAnswerLimits(ttl time.Duration, files int, bytes int64) (restore func()) {
-	held.Lock()
-	defer held.Unlock()
-	ttl0, files0, bytes0 := held.ttl, held.max, held.maxB
-	held.ttl, held.max, held.maxB = ttl, files, bytes
-	return func() { SetAnswerLimits(ttl0, files0, bytes0) }
+// orDefaults returns l with its zero fields set to the defaults, and all
+// of them zero when one is negative: nothing fits.
+func (l AnswerLimits) orDefaults() AnswerLimits {
+	if l.TTL < 0 || l.Files < 0 || l.Bytes < 0 {
+		return AnswerLimits{}
+	}
+	if l.TTL == 0 {
+		l.TTL = AnswerTTL
+	}
+	if l.Files == 0 {
+		l.Files = MaxAnswerFiles
+	}
+	if l.Bytes == 0 {
+		l.Bytes = MaxAnswerBytes
+	}
+	return l
+}
+
+// holding counts the files of the answers an [Asked] holds, against its
+// limits.
+type holding struct {
+	lim AnswerLimits // orDefaults'
+
+	mu    sync.Mutex
+	files int
+	bytes int64
 }
 
 // reserve counts n more files of size bytes in all, and returns the time
 // they may be held; ok is false, and nothing is counted, past the limits.
-func reserve(n int, size int64) (ttl time.Duration, ok bool) {
-	held.Lock()
-	defer held.Unlock()
-	if held.files+n > held.max || held.bytes+size > held.maxB {
+func (h *holding) reserve(n int, size int64) (ttl time.Duration, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lim.TTL <= 0 || h.files+n > h.lim.Files || h.bytes+size > h.lim.Bytes {
 		return 0, false
 	}
-	held.files += n
-	held.bytes += size
-	return held.ttl, true
+	h.files += n
+	h.bytes += size
+	return h.lim.TTL, true
 }
 
 // release uncounts e, a reference forgotten or taken.
 func (e *entry) release() {
-	if e.held < 0 {
+	h := e.scope.held
+	if e.held < 0 || h == nil {
 		return
 	}
-	held.Lock()
-	held.files--
-	held.bytes -= e.held
-	held.Unlock()
+	h.mu.Lock()
+	h.files--
+	h.bytes -= e.held
+	h.mu.Unlock()
 }
 
 // sizeOf returns the size of file, a runtime.File.
@@ -96,6 +119,7 @@ type Elicitation struct {
 	closed   bool
 	answered bool
 	asked    []askedAt // where its request was seen sent
+	via      *Asked    // where its response came: its files count there
 	timer    *time.Timer
 }
 
@@ -156,14 +180,15 @@ func (el *Elicitation) addAnswer(refs []ref) ([]string, bool) {
 	}
 	el.mu.Lock()
 	defer el.mu.Unlock()
-	if el.closed || el.answered {
+	if el.closed || el.answered || el.via == nil {
 		return nil, false
 	}
-	ttl, ok := reserve(len(refs), size)
+	ttl, ok := el.via.holding.reserve(len(refs), size)
 	if !ok {
 		return nil, false
 	}
 	el.answered = true
+	el.scope.held = &el.via.holding
 	out := make([]string, len(refs))
 	for i, f := range refs {
 		out[i] = el.scope.add("", "", f.arg, f.file, sizeOf(f.file))
@@ -176,15 +201,26 @@ func (el *Elicitation) addAnswer(refs []ref) ([]string, bool) {
 // of Elicit it sends to the clients of one connection (stdio) or of one
 // HTTP handler, by session and request id, for [Rewrite] to find the
 // Elicitation a response answers.
+//
+// The files of the answers it takes are held within its limits
+// ([AnswerLimits]): each Asked has its own.
 type Asked struct {
 	mu sync.Mutex
 	m  map[askKey]*Elicitation
+
+	holding holding
 }
 
 type askKey struct{ session, id string }
 
-// NewAsked returns an empty Asked.
-func NewAsked() *Asked { return &Asked{m: map[askKey]*Elicitation{}} }
+// NewAsked returns an empty Asked with the default limits.
+func NewAsked() *Asked { return NewAskedWithin(AnswerLimits{}) }
+
+// NewAskedWithin returns an empty Asked that holds the files of answers
+// within l.
+func NewAskedWithin(l AnswerLimits) *Asked {
+	return &Asked{m: map[askKey]*Elicitation{}, holding: holding{lim: l.orDefaults()}}
+}
 
 // Sent notes msg, a message the server sends in session ("" over stdio):
 // when it is an elicitation/create request of an Elicitation not closed,
@@ -216,10 +252,16 @@ func (a *Asked) take(session, id string) *Elicitation {
 		return nil
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	k := askKey{session, id}
 	el := a.m[k]
 	delete(a.m, k)
+	a.mu.Unlock()
+	if el != nil {
+		// Not under a.mu: Sent locks el, then a.
+		el.mu.Lock()
+		el.via = a
+		el.mu.Unlock()
+	}
 	return el
 }
 

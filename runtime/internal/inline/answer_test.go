@@ -34,6 +34,9 @@ func response(id, result string) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`)
 }
 
+// bigSize is the size of the file of bigURI.
+const bigSize = 10000
+
 var accepted = `{"action":"accept","content":{"f":` + bigURI + `,"n":1}}`
 
 // refIn returns the one reference in out.
@@ -137,37 +140,55 @@ func TestElicitationAnswer(t *testing.T) {
 	el.Close()
 }
 
-// TestElicitationLimits: past the limits of the files held, an answer
-// reaches the SDK as it came; an answer not taken is forgotten when it
-// expires.
+// TestElicitationLimits: past the limits of the files an Asked holds, an
+// answer reaches the SDK as it came; the limits are each Asked's own; an
+// answer not taken is forgotten when it expires.
 func TestElicitationLimits(t *testing.T) {
 	held := inline.Held()
 	files, tools := formFiles(t), files(t)
-	a := inline.NewAsked()
-	answer := func(el *inline.Elicitation) []byte {
+	answer := func(a *inline.Asked, el *inline.Elicitation) []byte {
 		a.Sent("", request(el, "1"))
 		out, _, _ := inline.Rewrite(response("1", accepted), inline.Conn{Files: tools.Files, Asked: a})
 		return out
 	}
 	for _, l := range []struct {
 		name  string
-		files int
-		bytes int64
-	}{{"files", 0, 1 << 20}, {"bytes", 10, 9999}} {
-		restore := inline.SetAnswerLimits(time.Minute, l.files, l.bytes)
+		lim   inline.AnswerLimits
+		taken bool
+	}{
+		{"defaults", inline.AnswerLimits{}, true},
+		{"one file", inline.AnswerLimits{Files: 1}, true},
+		{"bytes of the file", inline.AnswerLimits{Bytes: bigSize}, true},
+		{"a byte less", inline.AnswerLimits{Bytes: bigSize - 1}, false},
+		{"no files", inline.AnswerLimits{Files: -1}, false},
+		{"no bytes", inline.AnswerLimits{Bytes: -1}, false},
+		{"no time", inline.AnswerLimits{TTL: -1}, false},
+	} {
 		el := inline.Ask(files)
-		if out := answer(el); strings.Contains(string(out), inline.Scheme) {
-			t.Errorf("past the limit of %s: taken", l.name)
+		if out := answer(inline.NewAskedWithin(l.lim), el); strings.Contains(string(out), inline.Scheme) != l.taken {
+			t.Errorf("%s: taken %v, want %v: %.200s", l.name, !l.taken, l.taken, out)
 		}
 		el.Close()
-		restore()
 	}
 
-	restore := inline.SetAnswerLimits(time.Millisecond, 10, 1<<20)
-	defer restore()
+	// One file's room, filled; another Asked still has its own.
+	a, b := inline.NewAskedWithin(inline.AnswerLimits{Files: 1}), inline.NewAskedWithin(inline.AnswerLimits{Files: 1})
+	first, second, third := inline.Ask(files), inline.Ask(files), inline.Ask(files)
+	refIn(t, answer(a, first))
+	if out := answer(a, second); strings.Contains(string(out), inline.Scheme) {
+		t.Errorf("a second answer past one file's room: taken")
+	}
+	refIn(t, answer(b, third))
+	first.Close() // its file no longer held: room again
+	second.Close()
+	again := inline.Ask(files)
+	refIn(t, answer(a, again))
+	again.Close()
+	third.Close()
+
 	el := inline.Ask(files)
 	defer el.Close()
-	refIn(t, answer(el))
+	refIn(t, answer(inline.NewAskedWithin(inline.AnswerLimits{TTL: time.Millisecond}), el))
 	deadline := time.Now().Add(10 * time.Second)
 	for inline.Held() != held && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -40,6 +40,7 @@ import (
 	"crypto/rand"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -106,6 +107,7 @@ const (
 type Scope struct {
 	key  string // the random scope key, in params._meta
 	tool string
+	held *holding // where the files of an Elicitation's answer count; nil: not counted
 
 	mu     sync.Mutex
 	tokens []string // made here; those not taken are still in entries
@@ -118,7 +120,7 @@ type entry struct {
 	form   string // the schema of the form it was checked against, for an answer
 	arg    string
 	file   any   // runtime.File
-	held   int64 // its bytes, counted in the limits of elicitation answers; -1: not counted
+	held   int64 // its bytes, counted in its scope's limits of elicitation answers; -1: not counted
 }
 
 // entries holds every reference not taken yet, by token.
@@ -132,7 +134,7 @@ func newScope(tool string) *Scope {
 // add makes a reference to file, sent for arg (of the answer to the input
 // request answer, when not "", checked as a field of the form whose schema
 // is form), and returns its string. held is what the
-// file counts in the limits of elicitation answers (see [reserve]), -1
+// file counts in the limits of elicitation answers (see [holding.reserve]), -1
 // for none.
 func (s *Scope) add(answer, form, arg string, file any, held int64) string {
 	t := rand.Text()
@@ -245,6 +247,8 @@ func Take(ctx context.Context, ref, arg string) (file any, ok bool) {
 var servers sync.Map // weak.Pointer[mcp.Server] → *tools
 
 type tools struct {
+	watched atomic.Bool // see [Watch]
+
 	mu    sync.RWMutex
 	files map[string]map[string]*descriptor.Prop // tool → argument → property
 	forms map[formKey]map[string]*Form           // → by schema
@@ -289,6 +293,21 @@ func AddTool(s *mcp.Server, name string, files map[string]*descriptor.Prop) {
 		return
 	}
 	t.files[name] = files
+}
+
+// Watch reports whether it is the first call for s: package runtime
+// then installs on s what notices a call of a recorded tool that another
+// handler answered.
+func Watch(s *mcp.Server) (first bool) {
+	return toolsOf(s).watched.CompareAndSwap(false, true)
+}
+
+// Recorded reports whether [AddTool] records files for the tool name of s.
+func Recorded(s *mcp.Server, name string) bool {
+	t := toolsOf(s)
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.files[name] != nil
 }
 
 // ToolFiles returns the function [Rewrite] takes for s: the file
