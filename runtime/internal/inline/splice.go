@@ -25,8 +25,9 @@ const SpliceMin = 64 << 10
 // except the long runs of base64 after ";base64,": those it decodes as
 // their bytes arrive, so that a 27 MB message carrying a 20 MiB file is
 // held as the 20 MiB of the file and a message of a few hundred bytes,
-// never as the text (BENCHMARKS.md §10). Each byte written is looked at
-// once, while it is still in the CPU's cache.
+// never as the text (BENCHMARKS.md §10). A splice's characters are
+// decoded from the buffer they were read into, while it is still in the
+// CPU's cache, bar the first SpliceMin of them, which wait in the message.
 type Reading struct {
 	sz   sizes
 	hint int64 // the message's length when known, else -1
