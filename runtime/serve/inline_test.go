@@ -182,6 +182,9 @@ func TestInlineCalls(t *testing.T) {
 	textFile := bytes.Repeat([]byte("plain text\n"), 1000)
 	notPNG := bytes.Repeat([]byte("GIF89a not a png "), 400)
 	tooMany := []any{uri("text/plain", textFile), uri("text/plain", textFile), uri("text/plain", textFile), uri("text/plain", textFile)}
+	// Files whose base64 is decoded as the message is read (inline.Reading).
+	longText := bytes.Repeat([]byte("plain text\n"), 30000)
+	longNotPNG := bytes.Repeat(notPNG, 40)
 	cases := []struct {
 		name, tool string
 		args       map[string]any
@@ -206,6 +209,17 @@ func TestInlineCalls(t *testing.T) {
 		{"unknown member", "files", map[string]any{"image": uri("image/png", png), "other": true}, 1},
 		{"case-folded key", "files", map[string]any{"IMAGE": uri("image/png", png)}, 0},
 		{"unknown tool", "nothing", map[string]any{"image": uri("image/png", png)}, 0},
+		{"long files", "files", map[string]any{"image": uri("image/png", big), "extra": uri("application/octet-stream", longNotPNG),
+			"docs": []any{uri("text/plain", longText), uri("text/plain", textFile), uri("text/plain", longText)}}, 5},
+		{"long content mismatch", "files", map[string]any{"image": uri("image/png", longNotPNG)}, 0},
+		{"long bad base64", "files", map[string]any{"image": uri("image/png", big) + "!"}, 0},
+		{"long bad base64 inside", "files", map[string]any{"image": uri("image/png", big)[:300000] + "*" + uri("image/png", big)[300001:]}, 0},
+		{"long file too large", "files", map[string]any{"image": uri("image/png", png), "docs": []any{uri("text/plain", bytes.Repeat(longText, 4))}}, 0},
+		{"long file refused after", "files", map[string]any{"image": uri("image/png", big), "note": 5}, 1},
+		{"long URI string", "files", map[string]any{"image": uri("image/png", png), "uri": uri("text/plain", longText)}, 1},
+		{"long note", "files", map[string]any{"image": uri("image/png", png), "note": "x;base64," + base64.StdEncoding.EncodeToString(longText)}, 1},
+		{"long host shapes", "host", map[string]any{"photo": fileData("p.png", "image/png", big), "pages": []any{fileData("1.txt", "text/plain", longText)}}, 2},
+		{"long, unknown tool", "nothing", map[string]any{"image": uri("image/png", big)}, 0},
 	}
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
