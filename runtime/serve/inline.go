@@ -18,9 +18,12 @@ import (
 // decoded and checked, each replaced by a short reference (package
 // inline). A message is read whole before the SDK sees any of it, within
 // the same request limit; what is longer goes to the SDK as it came.
-// It is read a piece at a time into a buffer read into again, each long
-// run of base64 decoded as it comes (inline.Reading): the message itself
-// stays small, and a file's bytes are held once, where they will stay.
+// A stdio line, and an HTTP body of unknown length, is read a piece at a
+// time into a buffer read into again, each long run of base64 decoded as
+// it comes (inline.Reading): the message itself stays small, and a
+// file's bytes are held once, where they will stay. An HTTP body of a
+// declared length is read into one buffer of that length, where its
+// files are decoded in place (readBody says why).
 
 // inlineHTTP is the MCP endpoint h with the fast path on POST bodies of
 // at most limit bytes. The references of a request are forgotten when h
@@ -109,13 +112,17 @@ type readCloser struct {
 // errTooLong is readBody's error for a body over its limit.
 var errTooLong = &http.MaxBytesError{}
 
-// readBody reads the whole body of n bytes (-1: unknown), the message and
-// the runs of base64 decoded as it was read, or returns what it read, as it
-// came, and an error when there are more than limit or reading fails. A
-// body declared shorter than a run that would be decoded is read into a
-// buffer of its length.
+// readBody reads the whole body of n bytes (-1: unknown), or returns what
+// it read, as it came, and an error when there are more than limit or
+// reading fails. A body of a declared length is read into one buffer of
+// that length, where the files are then decoded in place: the buffer of
+// the call before, of the same length, is there to be read into again,
+// where anything else a call allocates costs fresh memory (BENCHMARKS.md
+// §10). A body of unknown length is read a piece at a time, each long run
+// of base64 decoded as it comes (inline.Reading), so that it is never held
+// in a buffer that grows by doubling; those runs are the splices.
 func readBody(body io.Reader, n, limit int64) ([]byte, []inline.Splice, error) {
-	if n >= 0 && n <= limit && n < inline.SpliceMin {
+	if n >= 0 && n <= limit {
 		b := make([]byte, n)
 		k, err := io.ReadFull(body, b)
 		if err != nil {
@@ -127,17 +134,15 @@ func readBody(body io.Reader, n, limit int64) ([]byte, []inline.Splice, error) {
 		}
 		return b, nil, nil
 	}
-	m := inline.NewReading(n)
+	m := inline.NewReading()
 	bp := bodyBuffers.Get().(*[]byte)
 	defer bodyBuffers.Put(bp)
 	for {
 		k, err := body.Read(*bp)
 		m.Write((*bp)[:k])
 		switch {
-		case m.Len() > limit || (n >= 0 && m.Len() > n):
+		case m.Len() > limit:
 			err = errTooLong
-		case err == io.EOF && n >= 0 && m.Len() < n:
-			err = io.ErrUnexpectedEOF
 		case err == io.EOF:
 			msg, sp := m.Done()
 			return msg, sp, nil
@@ -148,10 +153,10 @@ func readBody(body io.Reader, n, limit int64) ([]byte, []inline.Splice, error) {
 	}
 }
 
-// bodyBuffers are the buffers request bodies are read through.
+// bodyBuffers are the buffers a body of unknown length is read through.
 var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, bodyBuffer); return &b }}
 
-// bodyBuffer is how much of a body is read at a time.
+// bodyBuffer is how much of a body of unknown length is read at a time.
 const bodyBuffer = 256 << 10
 
 // inlineIO is the fast path of one stdio connection: a reader of the
@@ -252,7 +257,7 @@ func (l *inlineReader) fill() bool {
 				return true
 			}
 			if l.line == nil {
-				l.line = inline.NewReading(-1)
+				l.line = inline.NewReading()
 			}
 			if i >= 0 {
 				l.line.Write(data[:i+1])

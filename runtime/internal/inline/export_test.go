@@ -31,9 +31,9 @@ func ScopeFiles(sc *Scope) []ScopeFile {
 
 // NewReadingSizes is NewReading with the sizes it works with set: splices
 // start after min characters (a multiple of 4), block characters are
-// decoded at a time (a multiple of 4), and a splice without a hint is
+// decoded at a time (a multiple of 4), and a splice is
 // decoded into chunks of chunk bytes growing to maxChunk. Small sizes let
 // short input reach every edge.
-func NewReadingSizes(hint int64, min, block, chunk, maxChunk int) *Reading {
-	return newReading(hint, sizes{min: min, block: block, chunk: chunk, maxChunk: maxChunk})
+func NewReadingSizes(min, block, chunk, maxChunk int) *Reading {
+	return newReading(sizes{min: min, block: block, chunk: chunk, maxChunk: maxChunk})
 }

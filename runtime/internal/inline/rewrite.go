@@ -93,7 +93,7 @@ func rewrite(msg []byte, sp []Splice, c Conn, careful bool) (out []byte, sc *Sco
 	}
 	i := jsonwalk.SkipWS(msg, 0)
 	if i == len(msg) {
-		return msg, nil, nil, true
+		return msg, nil, nil, len(sp) == 0
 	}
 	switch msg[i] {
 	case '{':
@@ -108,10 +108,10 @@ func rewrite(msg []byte, sp []Splice, c Conn, careful bool) (out []byte, sc *Sco
 			}
 			return true
 		}); !ok {
-			return msg, nil, nil, true
+			return msg, nil, nil, len(sp) == 0
 		}
 	default:
-		return msg, nil, nil, true
+		return msg, nil, nil, len(sp) == 0
 	}
 	if r.retry || (len(r.edits) > 0 && !r.checked()) || (len(sp) > 0 && !r.splicesTaken) {
 		r.undo()
@@ -431,8 +431,14 @@ func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
 		}
 	}
 	if fast && method == nil && params == nil && result != nil && id != nil && count["id"] == 1 && count["result"] == 1 && r.conn.Asked != nil {
-		if el := r.conn.Asked.take(r.conn.Session, IDKey(r.span(id.valSpan))); el != nil {
+		session, key := r.conn.Session, IDKey(r.span(id.valSpan))
+		if el := r.conn.Asked.take(session, key); el != nil {
 			r.elicited(el, result)
+			if len(r.splices) > 0 && !r.splicesTaken {
+				// Declined with its splices: RewriteSpliced reads the
+				// answer again as it came, which may take it.
+				r.conn.Asked.putBack(session, key, el)
+			}
 		}
 		return nil, nil
 	}

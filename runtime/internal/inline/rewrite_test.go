@@ -441,7 +441,7 @@ func TestRewriteSplicedTakes(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v"}, nil)
 			inline.RecordForm(inline.Bind(context.Background(), s, nil, "t"), "file", formSchema, formFiles(t))
 			c.Forms = inline.ToolForms(s)
-			m := inline.NewReading(-1)
+			m := inline.NewReading()
 			for in := []byte(tt.in); len(in) > 0; {
 				k := min(piece, len(in))
 				m.Write(in[:k])
@@ -490,4 +490,30 @@ func TestRewriteSplicedTakes(t *testing.T) {
 func escapeAt(uri string, i int) string {
 	at := strings.IndexByte(uri, ',') + 1 + i
 	return uri[:at] + fmt.Sprintf(`\u%04X`, uri[at]) + uri[at+1:]
+}
+
+// TestRewriteSplicedDeclinesAsItCame: a message read through a Reading
+// that the fast path does not walk as a message (not an object, or a batch
+// it cannot walk) goes on as it came, its splices expanded: else the SDK
+// would get the message without the base64 it decoded.
+func TestRewriteSplicedDeclinesAsItCame(t *testing.T) {
+	run := strings.Repeat("QUJD", inline.SpliceMin/4+10)
+	for _, in := range []string{
+		`"data:text/plain;base64,` + run + `"`,
+		`x;base64,` + run,
+		`[{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"data:text/plain;base64,` + run + `"}}}`,
+		`[{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"data:text/plain;base64,` + run + `"}}}]x`,
+	} {
+		m := inline.NewReading()
+		m.Write([]byte(in))
+		msg, sp := m.Done()
+		if len(sp) == 0 {
+			t.Fatalf("%.40q: no splice", in)
+		}
+		out, sc, _ := inline.RewriteSpliced(msg, sp, files(t))
+		sc.Close()
+		if string(out) != in {
+			t.Errorf("RewriteSpliced(%.40q...): %d bytes, not the %d that came", in, len(out), len(in))
+		}
+	}
 }

@@ -2,7 +2,7 @@ package inline
 
 import (
 	"bytes"
-	"math"
+	"sync"
 
 	"github.com/segmentio/asm/base64"
 )
@@ -29,26 +29,20 @@ const SpliceMin = 64 << 10
 // decoded from the buffer they were read into, while it is still in the
 // CPU's cache, bar the first SpliceMin of them, which wait in the message.
 type Reading struct {
-	sz   sizes
-	hint int64 // the message's length when known, else -1
-	n    int64 // bytes written
-	msg  []byte
-	sp   []Splice
+	sz  sizes
+	n   int64 // bytes written
+	msg []byte
+	sp  []Splice
 
 	state readState
-	scan  int   // in plain: the first index of msg where ";base64," may yet begin
-	at    int   // in run and splicing: where the run begins in msg
-	start int64 // in run: how many bytes had been written when it began
+	scan  int // in plain: the first index of msg where ";base64," may yet begin
+	at    int // in run and splicing: where the run begins in msg
 
 	// In splicing: the bytes decoded go into cur, up to room of them,
 	// then into a new chunk; full holds the chunks filled before cur.
-	cur    []byte
-	room   int
-	full   [][]byte
-	hinted bool // cur is the one slice sized from the hint
-	// noHint: splices are read as without a hint, because the hint proved
-	// wrong or the message holds several files (see join).
-	noHint bool
+	cur  []byte
+	room int
+	full [][]byte
 	// pend is the partial group of 4 characters at the end of what was
 	// written, which waits for its next bytes to be decoded.
 	pend  [4]byte
@@ -68,7 +62,7 @@ const (
 type sizes struct {
 	min      int // SpliceMin; a multiple of 4
 	block    int // characters decoded at a time; a multiple of 4
-	chunk    int // the first chunk of a splice without a hint, in bytes
+	chunk    int // the first chunk of a splice, in bytes
 	maxChunk int // the largest chunk
 }
 
@@ -85,21 +79,13 @@ var b64 = func() (t [256]bool) {
 	return t
 }()
 
-// NewReading starts the reading of a message. hint is the message's
-// length when it is known (an HTTP Content-Length), else -1: with it, a
-// splice's bytes are allocated once, as large as what is left of the
-// message could decode to, which the caller bounds by bounding hint.
-func NewReading(hint int64) *Reading { return newReading(hint, readSizes) }
+// NewReading starts the reading of a message whose length is not known
+// (a stdio line, an HTTP body without a declared length). A body of a
+// declared length is best read into one buffer of that length, decoded
+// in place (BENCHMARKS.md §10).
+func NewReading() *Reading { return newReading(readSizes) }
 
-func newReading(hint int64, sz sizes) *Reading {
-	m := &Reading{sz: sz, hint: hint}
-	if hint >= 0 {
-		// Most messages are small and fit at once; a large one is mostly
-		// a file, whose text the message does not keep.
-		m.msg = make([]byte, 0, min(hint, int64(2*sz.min)))
-	}
-	return m
-}
+func newReading(sz sizes) *Reading { return &Reading{sz: sz} }
 
 // Write takes the message's next bytes, in order. p is not kept (it is
 // a reused read buffer).
@@ -167,7 +153,7 @@ func (m *Reading) plain(p []byte) int {
 		if bytes.HasSuffix(m.msg, marker[:k]) {
 			if rest := marker[k:]; bytes.HasPrefix(p, rest) {
 				m.msg = append(m.msg, rest...)
-				m.begin(len(rest))
+				m.begin()
 				return len(rest)
 			}
 			break
@@ -176,7 +162,7 @@ func (m *Reading) plain(p []byte) int {
 	if i := bytes.Index(p, marker); i >= 0 {
 		k := i + len(marker)
 		m.msg = append(m.msg, p[:k]...)
-		m.begin(k)
+		m.begin()
 		return k
 	}
 	m.msg = append(m.msg, p...)
@@ -184,12 +170,10 @@ func (m *Reading) plain(p []byte) int {
 	return len(p)
 }
 
-// begin starts a run where msg ends, once k more bytes of this write are
-// counted.
-func (m *Reading) begin(k int) {
+// begin starts a run where msg ends.
+func (m *Reading) begin() {
 	m.state = run
 	m.at = len(m.msg)
-	m.start = m.n + int64(k)
 }
 
 // run takes p's characters of the run up to SpliceMin of them, where the
@@ -215,22 +199,8 @@ func (m *Reading) run(p []byte) int {
 // are decoded, and msg cut back to where the run began.
 func (m *Reading) splice0() {
 	m.state = splicing
-	m.cur, m.full, m.room, m.hinted, m.npend = nil, nil, 0, false, 0
+	m.cur, m.full, m.room, m.npend = nil, nil, 0, 0
 	text := m.msg[m.at:]
-	if m.hint >= 0 && !m.noHint {
-		// The run can be no longer than what is left of the message, so
-		// its bytes fit in one slice of what that would decode to. A hint
-		// the message has already outgrown was wrong: read without it.
-		rest := m.hint - m.start
-		c := rest/4*3 + rest%4*3/4
-		if c >= int64(len(text)/4*3) && c <= math.MaxInt-3 {
-			m.cur = make([]byte, 0, c+3)
-			m.room = int(c)
-			m.hinted = true
-		} else {
-			m.noHint = true
-		}
-	}
 	k, _ := m.decode(text)
 	// Whatever the decoder did not take (it takes all: text is checked
 	// to be of the alphabet) stays in msg as text.
@@ -331,10 +301,6 @@ func (m *Reading) decodeBlock(src []byte) bool {
 // grow gives the splice a new chunk, twice as large as the one before,
 // up to maxChunk.
 func (m *Reading) grow() {
-	if m.hinted {
-		m.noHint = true // more came than the hint said
-		m.hinted = false
-	}
 	if len(m.cur) > 0 {
 		m.full = append(m.full, m.cur)
 	}
@@ -342,7 +308,7 @@ func (m *Reading) grow() {
 	for range m.full {
 		c = min(2*c, m.sz.maxChunk)
 	}
-	m.cur = make([]byte, 0, c)
+	m.cur = spareChunks.take(c)
 	m.room = c
 }
 
@@ -359,11 +325,9 @@ func (m *Reading) end() {
 }
 
 // join returns the splice's bytes as one slice with room for 3 more.
-// The one slice they were decoded into is kept when they fill at least
-// half of it; else they are copied into one that fits. A hinted slice
-// less than half used means the message holds more than one file; the
-// next runs are read without the hint, so that each does not allocate
-// what is left of the message again.
+// The one chunk they were decoded into is kept when they fill at least
+// half of it; else they are copied into one that fits, and the chunks
+// are kept for the next splices (spareChunks).
 func (m *Reading) join() []byte {
 	n := len(m.cur)
 	for _, c := range m.full {
@@ -375,12 +339,59 @@ func (m *Reading) join() []byte {
 	if len(m.full) == 0 && cap(m.cur) >= n+3 && n >= cap(m.cur)/2 {
 		return m.cur
 	}
-	if m.hinted {
-		m.noHint = true
-	}
 	b := make([]byte, 0, n+3)
 	for _, c := range m.full {
 		b = append(b, c...)
 	}
-	return append(b, m.cur...)
+	b = append(b, m.cur...)
+	spareChunks.give(m.full...)
+	spareChunks.give(m.cur)
+	return b
+}
+
+// spareChunks holds the chunks of splices joined, for the next ones: a
+// chunk of fresh memory costs a page fault every 4 KiB (and the
+// collector's zeroing when it is not fresh), which a reused one does not.
+// A chunk taken again holds an earlier file's bytes, which nothing reads:
+// a splice's bytes are only those it decoded (len), and a chunk kept
+// whole as a splice's bytes (see join) is never held here again; the
+// decoder appends at most a group to them and cuts their capacity to
+// their length before a handler sees them (mcpfileimpl's decodeAfter).
+var spareChunks = chunkCache{max: 8 << 20}
+
+// A chunkCache holds up to max bytes of chunks for reuse.
+type chunkCache struct {
+	mu     sync.Mutex
+	max    int
+	held   int
+	chunks [][]byte
+}
+
+// take returns an empty chunk of capacity c, held or new.
+func (cc *chunkCache) take(c int) []byte {
+	cc.mu.Lock()
+	for i, b := range cc.chunks {
+		if cap(b) == c {
+			cc.chunks = append(cc.chunks[:i], cc.chunks[i+1:]...)
+			cc.held -= c
+			cc.mu.Unlock()
+			return b[:0]
+		}
+	}
+	cc.mu.Unlock()
+	return make([]byte, 0, c)
+}
+
+// give holds chunks no longer used, within the bound.
+func (cc *chunkCache) give(chunks ...[]byte) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for _, b := range chunks {
+		// The chunks of NewReading's splices are powers of two; those of
+		// other sizes (tests') are not held.
+		if c := cap(b); c > 0 && c&(c-1) == 0 && cc.held+c <= cc.max {
+			cc.chunks = append(cc.chunks, b[:0])
+			cc.held += cap(b)
+		}
+	}
 }

@@ -20,11 +20,11 @@ var real = readSizes{min: inline.SpliceMin}
 
 type readSizes struct{ min, block, chunk, maxChunk int }
 
-func (s readSizes) new(hint int64) *inline.Reading {
+func (s readSizes) new() *inline.Reading {
 	if s.block == 0 {
-		return inline.NewReading(hint)
+		return inline.NewReading()
 	}
-	return inline.NewReadingSizes(hint, s.min, s.block, s.chunk, s.maxChunk)
+	return inline.NewReadingSizes(s.min, s.block, s.chunk, s.maxChunk)
 }
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -72,9 +72,9 @@ func want(in []byte, min int) (msg []byte, sp []inline.Splice) {
 // in[i:] through a reused buffer, and checks what it made against want:
 // the same message and splices, the message as it came from Expand, Len
 // counting every byte, and each splice's bytes with the room promised.
-func read(t *testing.T, s readSizes, in []byte, hint int64, next func(i int) int) ([]byte, []inline.Splice) {
+func read(t *testing.T, s readSizes, in []byte, next func(i int) int) ([]byte, []inline.Splice) {
 	t.Helper()
-	m := s.new(hint)
+	m := s.new()
 	var buf []byte
 	for i := 0; i < len(in); {
 		k := min(max(next(i), 1), len(in)-i)
@@ -102,7 +102,7 @@ func read(t *testing.T, s readSizes, in []byte, hint int64, next func(i int) int
 			t.Fatalf("splice %d at %d of %d bytes, want at %d of %d bytes", i, x.At, len(x.Bytes), wsp[i].At, len(wsp[i].Bytes))
 		}
 		// Room for 3 more, and no more than twice what is needed, so that
-		// a wrong hint or a message of several files keeps no slack.
+		// a message of several files keeps no slack.
 		if n := len(x.Bytes); cap(x.Bytes) < n+3 || cap(x.Bytes) > 2*n+3 {
 			t.Fatalf("splice %d: cap %d for %d bytes", i, cap(x.Bytes), n)
 		}
@@ -126,10 +126,6 @@ func call(args ...string) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":[` + strings.Join(args, ",") + `]}}}`)
 }
 
-func hints(n int) []int64 {
-	return []int64{-1, int64(n), int64(n) / 2, int64(n) - 1, int64(n) + 1, 3 * int64(n)}
-}
-
 // TestReadingEveryWriteSize writes messages of several runs, short and
 // long, broken by each kind of byte, at every write size.
 func TestReadingEveryWriteSize(t *testing.T) {
@@ -143,10 +139,8 @@ func TestReadingEveryWriteSize(t *testing.T) {
 		`"data:;base64,`+strings.Repeat("QUJD", 6)+"\r\nQUJD\"",
 		`";base64;base64,,;base64,`+strings.Repeat("Q", 20)+`;base64,`+strings.Repeat("Q", 21)+`"`,
 		`";base64,`+strings.Repeat("Q", 18)+`;base64,`+strings.Repeat("Q", 17)+`"`)...)
-	for _, hint := range hints(len(in)) {
-		for n := 1; n <= len(in); n++ {
-			read(t, small, in, hint, every(n))
-		}
+	for n := 1; n <= len(in); n++ {
+		read(t, small, in, every(n))
 	}
 }
 
@@ -157,34 +151,22 @@ func TestReadingSplices(t *testing.T) {
 	for _, size := range []int{1 << 20, 1<<20 + 1, 1<<20 + 2} {
 		u, file := uri(1, size)
 		in := call(u)
-		for _, hint := range hints(len(in)) {
-			for _, n := range []int{1 << 20, 4096, 65537} {
-				t.Run(fmt.Sprintf("size=%d/hint=%d/write=%d", size, hint, n), func(t *testing.T) {
-					msg, sp := read(t, real, in, hint, every(n))
-					if len(sp) != 1 || len(msg) > 200 {
-						t.Fatalf("%d splices, %d bytes of message left", len(sp), len(msg))
-					}
-					if got := sp[0].Bytes; !bytes.Equal(got, file[:size/3*3]) {
-						t.Fatalf("the splice's %d bytes are not the file's first %d", len(got), size/3*3)
-					}
-					if c := cap(msg); c > 2*inline.SpliceMin+1024 {
-						t.Fatalf("cap(msg) = %d reading a run in writes of %d", c, n)
-					}
-					c := cap(sp[0].Bytes)
-					switch {
-					case hint == int64(len(in)):
-						// Allocated once, as large as what could still come.
-						at := int64(sp[0].At)
-						if want := (hint-at)*3/4 + 3; int64(c) != want {
-							t.Fatalf("cap %d, want %d", c, want)
-						}
-					case hint == int64(len(in))/2:
-						if c != len(sp[0].Bytes)+3 {
-							t.Fatalf("cap %d for %d bytes", c, len(sp[0].Bytes))
-						}
-					}
-				})
-			}
+		for _, n := range []int{1 << 20, 4096, 65537} {
+			t.Run(fmt.Sprintf("size=%d/write=%d", size, n), func(t *testing.T) {
+				msg, sp := read(t, real, in, every(n))
+				if len(sp) != 1 || len(msg) > 200 {
+					t.Fatalf("%d splices, %d bytes of message left", len(sp), len(msg))
+				}
+				if got := sp[0].Bytes; !bytes.Equal(got, file[:size/3*3]) {
+					t.Fatalf("the splice's %d bytes are not the file's first %d", len(got), size/3*3)
+				}
+				if c := cap(msg); c > 2*inline.SpliceMin+1024 {
+					t.Fatalf("cap(msg) = %d reading a run in writes of %d", c, n)
+				}
+				if c := cap(sp[0].Bytes); c != len(sp[0].Bytes)+3 {
+					t.Fatalf("cap %d for %d bytes, joined from its chunks", c, len(sp[0].Bytes))
+				}
+			})
 		}
 	}
 }
@@ -206,7 +188,7 @@ func TestReadingRunEnds(t *testing.T) {
 			in = append(append(in, c), `;base64,QUJD"}`...)
 			for _, n := range []int{len(in), 4093} {
 				t.Run(fmt.Sprintf("byte=%#x/at=%d/write=%d", c, e, n), func(t *testing.T) {
-					_, sp := read(t, real, in, -1, every(n))
+					_, sp := read(t, real, in, every(n))
 					if want := e >= min; (len(sp) == 1) != want {
 						t.Fatalf("%d splices, want spliced %v", len(sp), want)
 					}
@@ -221,17 +203,15 @@ func TestReadingRunEnds(t *testing.T) {
 func TestReadingPadding(t *testing.T) {
 	for _, pad := range []string{"QQ==", "QUE=", "QQ", "QUE", "Q", "="} {
 		in := []byte(`"data:;base64,` + strings.Repeat("QUJD", inline.SpliceMin/4+1) + pad + `"`)
-		for _, hint := range hints(len(in)) {
-			msg, sp := read(t, real, in, hint, every(4099))
-			if len(sp) != 1 || !bytes.HasSuffix(msg, []byte(pad+`"`)) {
-				t.Fatalf("%s: %d splices, message ends %q", pad, len(sp), msg[max(0, len(msg)-8):])
-			}
+		msg, sp := read(t, real, in, every(4099))
+		if len(sp) != 1 || !bytes.HasSuffix(msg, []byte(pad+`"`)) {
+			t.Fatalf("%s: %d splices, message ends %q", pad, len(sp), msg[max(0, len(msg)-8):])
 		}
 	}
 }
 
 // TestReadingSeveralFiles reads a call of several files, long and short:
-// one splice each of the long, each fitting its bytes whatever the hint.
+// one splice each of the long, each fitting its bytes.
 func TestReadingSeveralFiles(t *testing.T) {
 	var args []string
 	var files [][]byte
@@ -243,11 +223,9 @@ func TestReadingSeveralFiles(t *testing.T) {
 		}
 	}
 	in := call(args...)
-	for _, hint := range hints(len(in)) {
-		_, sp := read(t, real, in, hint, func(i int) int { return 1<<16 + i%7919 })
-		if len(sp) != len(files) {
-			t.Fatalf("hint %d: %d splices, want %d", hint, len(sp), len(files))
-		}
+	_, sp := read(t, real, in, func(i int) int { return 1<<16 + i%7919 })
+	if len(sp) != len(files) {
+		t.Fatalf("%d splices, want %d", len(sp), len(files))
 	}
 }
 
@@ -255,27 +233,24 @@ func TestReadingSeveralFiles(t *testing.T) {
 // whole, and Expand gives it back as it is.
 func TestReadingPlain(t *testing.T) {
 	in := bytes.Repeat([]byte(`{"text":"a plain line; base64, not: `+alphabet+`"},`), 40000)
-	for _, hint := range []int64{-1, int64(len(in))} {
-		msg, sp := read(t, real, in, hint, every(1<<20))
-		if len(sp) != 0 || &inline.Expand(msg, sp)[0] != &msg[0] {
-			t.Fatalf("%d splices, or Expand copied a message without any", len(sp))
-		}
+	msg, sp := read(t, real, in, every(1<<20))
+	if len(sp) != 0 || &inline.Expand(msg, sp)[0] != &msg[0] {
+		t.Fatalf("%d splices, or Expand copied a message without any", len(sp))
 	}
 }
 
-// FuzzReading writes any input in pieces chosen by a seed, with a hint
-// that is right, wrong or missing, at small sizes: the Reading must make
-// of it what want does, and give it back whole.
+// FuzzReading writes any input in pieces chosen by a seed, at small
+// sizes: the Reading must make of it what want does, and give it back
+// whole.
 func FuzzReading(f *testing.F) {
 	u, _ := uri(1, 40)
-	f.Add(call(u, `"data:;base64,QUJDQUJDQUJDQUJDQUJD\nQUJD"`, `";base64,QUJDQUJDQUJDQUJDQ=="`), uint64(1), uint8(0))
-	f.Add([]byte(";base64,QUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJD\rQUJD"), uint64(2), uint8(1))
-	f.Add([]byte(";bas;base64,"+strings.Repeat("/+9z", 30)+"Q;base64,"+strings.Repeat("a", 17)), uint64(3), uint8(2))
-	f.Fuzz(func(t *testing.T, in []byte, seed uint64, h uint8) {
+	f.Add(call(u, `"data:;base64,QUJDQUJDQUJDQUJDQUJD\nQUJD"`, `";base64,QUJDQUJDQUJDQUJDQ=="`), uint64(1))
+	f.Add([]byte(";base64,QUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJDQUJD\rQUJD"), uint64(2))
+	f.Add([]byte(";bas;base64,"+strings.Repeat("/+9z", 30)+"Q;base64,"+strings.Repeat("a", 17)), uint64(3))
+	f.Fuzz(func(t *testing.T, in []byte, seed uint64) {
 		r := rand.New(rand.NewPCG(seed, 0))
-		hint := []int64{-1, int64(len(in)), int64(len(in)) / 2, int64(len(in)) * 2}[h%4]
 		sz := []readSizes{small, {min: 4, block: 4, chunk: 3, maxChunk: 3}, {min: 64, block: 48, chunk: 48, maxChunk: 96}}[seed%3]
-		read(t, sz, in, hint, func(int) int {
+		read(t, sz, in, func(int) int {
 			if r.IntN(2) == 0 {
 				return 1 + r.IntN(4)
 			}
@@ -285,8 +260,8 @@ func FuzzReading(f *testing.F) {
 }
 
 // BenchmarkReading reads a 20 MiB file's message in writes of 1 MiB,
-// against appending the same writes to a slice, as a line or a body of
-// known length is read without it.
+// against appending the same writes to a slice, as a line was read
+// before (the decoding then came later).
 func BenchmarkReading(b *testing.B) {
 	u, _ := uri(1, 20<<20)
 	in := call(u)
@@ -297,34 +272,26 @@ func BenchmarkReading(b *testing.B) {
 			f(buf[:n])
 		}
 	}
-	for _, bc := range []struct {
-		name string
-		hint int64
-	}{{"hint=none", -1}, {"hint=exact", int64(len(in))}} {
-		b.Run("reading/"+bc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			for b.Loop() {
-				m := inline.NewReading(bc.hint)
-				each(m.Write)
-				if msg, sp := m.Done(); len(sp) != 1 || len(msg) > 200 {
-					b.Fatal("not spliced")
-				}
+	b.Run("reading", func(b *testing.B) {
+		b.SetBytes(int64(len(in)))
+		b.ReportAllocs()
+		for b.Loop() {
+			m := inline.NewReading()
+			each(m.Write)
+			if msg, sp := m.Done(); len(sp) != 1 || len(msg) > 200 {
+				b.Fatal("not spliced")
 			}
-		})
-		b.Run("append/"+bc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			for b.Loop() {
-				var msg []byte
-				if bc.hint >= 0 {
-					msg = make([]byte, 0, bc.hint)
-				}
-				each(func(p []byte) { msg = append(msg, p...) })
-				if len(msg) != len(in) {
-					b.Fatal("short")
-				}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		b.SetBytes(int64(len(in)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var msg []byte
+			each(func(p []byte) { msg = append(msg, p...) })
+			if len(msg) != len(in) {
+				b.Fatal("short")
 			}
-		})
-	}
+		}
+	})
 }
