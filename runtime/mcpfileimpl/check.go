@@ -84,29 +84,29 @@ func decodeJSON(arg string, tok []byte, d descriptor.File) (runtime.File, error)
 }
 
 // decodeJSONInPlace is decodeJSON, which decodes a base64 payload without
-// escapes in place when undo is not nil (see decodeBase64).
-func decodeJSONInPlace(arg string, tok []byte, d descriptor.File, undo *func()) (runtime.File, error) {
+// escapes as pl says when pl is not nil (see decodeBase64).
+func decodeJSONInPlace(arg string, tok []byte, d descriptor.File, pl *placement) (runtime.File, error) {
 	if ref, ok := liveRef(tok); ok {
 		_, refusal := decodeValue(arg, tok, d, nil)
 		return inline.NewRef(ref, refusal).(runtime.File), nil
 	}
-	return decodeValue(arg, tok, d, undo)
+	return decodeValue(arg, tok, d, pl)
 }
 
 // decodeValue is decodeJSONInPlace for a value that is not a reference.
-func decodeValue(arg string, tok []byte, d descriptor.File, undo *func()) (runtime.File, error) {
+func decodeValue(arg string, tok []byte, d descriptor.File, pl *placement) (runtime.File, error) {
 	uri, escaped, err := jsonString(arg, tok, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
-	return decodeString(arg, uri, escaped, d, undo)
+	return decodeString(arg, uri, escaped, d, pl)
 }
 
 // decodeString is decodeValue for the contents uri of a JSON string
 // token: still escaped when escaped is true, else ASCII without control
-// characters (see jsonString). With undo not nil, a base64 payload of uri
-// without escapes is decoded in place (see decodeBase64).
-func decodeString(arg string, uri []byte, escaped bool, d descriptor.File, undo *func()) (runtime.File, error) {
+// characters (see jsonString). With pl not nil, a base64 payload of uri
+// without escapes is decoded as pl says (see decodeBase64).
+func decodeString(arg string, uri []byte, escaped bool, d descriptor.File, pl *placement) (runtime.File, error) {
 	switch {
 	case !escaped && isFileURI(uri):
 		return fileRef(arg, uri, d)
@@ -122,7 +122,7 @@ func decodeString(arg string, uri []byte, escaped bool, d descriptor.File, undo 
 	if escaped {
 		f, ferr = decodeEscaped(arg, uri, d)
 	} else {
-		f, ferr = decode(arg, uri, d, true, undo)
+		f, ferr = decode(arg, uri, d, true, pl)
 	}
 	if ferr != nil {
 		return runtime.File{}, ferr
@@ -157,26 +157,27 @@ func validateJSON(arg string, tok []byte, d descriptor.File) (string, error) {
 }
 
 // decode implements Decode. clean reports that uri is known to hold no
-// control characters (it came from a JSON string without escapes); undo,
-// when not nil, that its base64 payload may be decoded in place (see
-// decodeBase64).
-func decode(arg string, uri []byte, d descriptor.File, clean bool, undo *func()) (runtime.File, *runtime.Error) {
+// control characters (it came from a JSON string without escapes); pl,
+// when not nil, how the fast path of inline files has its base64 payload
+// decoded (see decodeBase64).
+func decode(arg string, uri []byte, d descriptor.File, clean bool, pl *placement) (runtime.File, *runtime.Error) {
 	p, err := check(arg, uri, d)
 	if err != nil {
 		return runtime.File{}, err
 	}
-	return decodePayload(arg, p.Header, p.payload, d, clean, undo)
+	return decodePayload(arg, p.Header, p.payload, d, clean, pl)
 }
 
 // decodePayload decodes the payload of a URI whose header h passed the
 // checks, checks the content against h's media type and returns the File.
-// With undo not nil, a base64 payload may be decoded in place (see
-// decodeBase64); a content check that fails puts it back first.
-func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.File, clean bool, undo *func()) (runtime.File, *runtime.Error) {
+// With pl not nil, a base64 payload is decoded as pl says (see
+// decodeBase64); a content check that fails puts one decoded in place back
+// first.
+func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.File, clean bool, pl *placement) (runtime.File, *runtime.Error) {
 	var data []byte
 	var err *runtime.Error
 	if h.Base64 {
-		data, err = decodeBase64(arg, payload, d, clean, undo)
+		data, err = decodeBase64(arg, payload, d, clean, pl)
 	} else {
 		data, err = decodePercent(arg, payload, d)
 	}
@@ -185,9 +186,9 @@ func decodePayload(arg string, h datauri.Header, payload []byte, d descriptor.Fi
 	}
 	if !d.NoSniff {
 		if err := checkContent(arg, h.MediaType, h.Charset(), data[:min(len(data), content.SniffLen)]); err != nil {
-			if undo != nil && *undo != nil {
-				(*undo)()
-				*undo = nil
+			if pl != nil && pl.undo != nil {
+				pl.undo()
+				pl.undo = nil
 			}
 			return runtime.File{}, err
 		}
@@ -260,12 +261,21 @@ func base64Checked(arg string, p []byte, lineBreaks bool, d descriptor.File) (n 
 // documentation); the fast path, without them, allocates exactly the
 // decoded size and decodes with SIMD where the CPU has it.
 //
-// With undo not nil and p clean, p is decoded in place instead: the bytes
-// returned are p's first ones (their capacity their length), p no longer
-// holds the base64, and *undo is set to the function that writes it back.
-// On error, p is as it was. The fast path of inline files does this
-// (package inline), whose message the file's bytes then live in.
-func decodeBase64(arg string, p []byte, d descriptor.File, clean bool, undo *func()) ([]byte, *runtime.Error) {
+// The fast path of inline files (package inline) has p, clean, decoded as
+// pl says when pl is not nil. When pl.head gives the bytes decoded from the
+// start of p's text before the message was whole (an inline.Splice), p is
+// the rest of that text: the file is those bytes and p's (see decodeAfter).
+// Else with pl.inPlace, p is decoded in place: the bytes returned are p's
+// first ones (their capacity their length), p no longer holds the base64,
+// and pl.undo is set to the function that writes it back. On error, p is
+// as it was. The message the fast path reads the file from is its own, so
+// the file's bytes then live in it.
+func decodeBase64(arg string, p []byte, d descriptor.File, clean bool, pl *placement) ([]byte, *runtime.Error) {
+	if pl != nil && pl.head != nil && clean {
+		if head := pl.head(p); head != nil {
+			return decodeAfter(arg, head, p, d)
+		}
+	}
 	if !clean && datauri.HasLineBreak(p) {
 		// Rare: RFC 2045 line breaks. Strip them into a copy; the
 		// decoded size is checked before the copy is made.
@@ -278,12 +288,12 @@ func decodeBase64(arg string, p []byte, d descriptor.File, clean bool, undo *fun
 	if cerr != nil {
 		return nil, cerr
 	}
-	if undo != nil && clean {
+	if pl != nil && pl.inPlace && clean {
 		u, ok := decodeInPlace(p, int(n), raw, inPlaceBlock)
 		if !ok {
 			return nil, base64Error(arg, p, raw)
 		}
-		*undo = u
+		pl.undo = u
 		return p[:n:n], nil
 	}
 	enc := base64.StdEncoding
@@ -299,6 +309,58 @@ func decodeBase64(arg string, p []byte, d descriptor.File, clean bool, undo *fun
 		return nil, base64Error(arg, p, raw)
 	}
 	return buf, nil
+}
+
+// A placement is how the fast path of inline files (package inline) has a
+// base64 payload decoded, where the generated decoder gives nil: into a
+// buffer of its own.
+type placement struct {
+	// inPlace: into the payload's own bytes (decodeInPlace); undo is then
+	// set to the function that writes the text back.
+	inPlace bool
+	undo    func()
+	// head, when not nil, returns the bytes that the start of a payload's
+	// text decoded to as the message was read, which the message no longer
+	// holds (inline.Splice), for a payload p that begins where that text
+	// was; nil for any other.
+	head func(p []byte) []byte
+}
+
+// decodeAfter decodes the payload whose text is that of head (the bytes it
+// decoded to: whole groups, without padding) followed by p, checking what
+// decodeBase64 checks of the whole. p is the end of the text, at most a
+// group and its padding where the text was plain base64: any byte of p
+// outside the base64 alphabet and '=' is refused here, as the decoder of
+// the whole text would refuse it or skip it (a line break). The file's
+// bytes are head's, p's bytes appended in head's spare capacity.
+func decodeAfter(arg string, head, p []byte, d descriptor.File) ([]byte, *runtime.Error) {
+	for _, c := range p {
+		if c != '=' && !isBase64Char(c) {
+			return nil, formError(arg, datauri.BadBase64)
+		}
+	}
+	n, raw, ok := datauri.Base64Size(p, false)
+	if !ok {
+		return nil, formError(arg, datauri.BadBase64)
+	}
+	if limit := d.Limit(runtime.DefaultMaxSize); int64(len(head))+n > limit {
+		return nil, sizeError(arg, int64(len(head))+n, limit)
+	}
+	enc := base64.StdEncoding
+	if raw {
+		enc = base64.RawStdEncoding
+	}
+	rest := make([]byte, n)
+	if m, err := enc.Decode(rest, p); err != nil || int64(m) != n {
+		return nil, base64Error(arg, p, raw)
+	}
+	data := append(head, rest...)
+	return data[:len(data):len(data)], nil
+}
+
+// isBase64Char reports whether c is of the standard base64 alphabet.
+func isBase64Char(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/'
 }
 
 // inPlaceBlock is how much base64 decodeInPlace decodes at a time: a

@@ -268,9 +268,27 @@ func FuzzBase64(f *testing.F) {
 		}
 		// In place: the same bytes or error, in blocks of any size, and
 		// the text as it was after an error or an undo.
+		// After a splice: the text cut after any whole group of alphabet
+		// characters, the first part decoded as the message was read, gives
+		// the same bytes, and never succeeds where the whole fails.
+		for k := 0; k+4 <= len(p); k += 4 {
+			if !isBase64Text(p[:k+4]) {
+				break
+			}
+			head, herr := stdbase64.RawStdEncoding.DecodeString(p[:k+4])
+			if herr != nil {
+				t.Fatalf("alphabet text %q: %v", p[:k+4], herr)
+			}
+			head = append(make([]byte, 0, len(head)+3), head...)
+			got, aerr := decodeAfter("arg", head, []byte(p[k+4:]), descriptor.File{MaxSize: 1 << 20})
+			if (aerr == nil) != (err == nil) || (err == nil && !bytes.Equal(got, want)) {
+				t.Fatalf("decodeAfter(%q, %q) = %x, %v; the whole: %x, %v", p[:k+4], p[k+4:], got, aerr, want, err)
+			}
+		}
 		q := []byte(p)
-		var undo func()
-		got, ierr := decodeBase64("arg", q, descriptor.File{MaxSize: 1 << 20}, true, &undo)
+		pl := &placement{inPlace: true}
+		got, ierr := decodeBase64("arg", q, descriptor.File{MaxSize: 1 << 20}, true, pl)
+		undo := pl.undo
 		if (ierr == nil) != (err == nil) || (err != nil && ierr.Error() != err.Error()) || (err == nil && !bytes.Equal(got, want)) {
 			t.Fatalf("decodeBase64(%q) in place = %x, %v; want %x, %v", p, got, ierr, want, err)
 		}
@@ -302,4 +320,14 @@ func FuzzBase64(f *testing.F) {
 			}
 		}
 	})
+}
+
+// isBase64Text reports whether s is only characters of the base64 alphabet.
+func isBase64Text(s string) bool {
+	for i := range len(s) {
+		if !isBase64Char(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -26,8 +26,9 @@ func init() { inline.Decode = decodeInline }
 // (a single one, or each item of a slice), calling each for every file
 // with the JSON string that carries its bytes. The base64 of a data: URI
 // without escapes whose string is inline.MinRef bytes or more is decoded
-// in place. See inline.Decode.
-func decodeInline(arg string, val []byte, p *descriptor.Prop, text inline.Text, each func(i int, s []byte, file any, undo func())) (err error) {
+// in place, and one whose text starts where the message lost a splice's,
+// after head's bytes. See inline.Decode.
+func decodeInline(arg string, val []byte, p *descriptor.Prop, text inline.Text, head func([]byte) []byte, each func(i int, s []byte, file any, undo func())) (err error) {
 	if text == inline.Unchecked {
 		// val is the whole string only if the string is valid JSON: an
 		// error here sends the message through the careful walk, and no
@@ -51,18 +52,18 @@ func decodeInline(arg string, val []byte, p *descriptor.Prop, text inline.Text, 
 			}
 		}
 	}()
-	// inPlace returns where decodeString is to put its undo for the string
-	// s: nil (not in place) for a short one.
-	inPlace := func(s []byte) *func() {
-		if len(s) < inline.MinRef {
+	// place returns how decodeString is to decode the string s: nil (into a
+	// buffer of its own) for a short one when the message lost no splice.
+	place := func(s []byte) *placement {
+		if len(s) < inline.MinRef && head == nil {
 			return nil
 		}
-		return new(func())
+		return &placement{inPlace: len(s) >= inline.MinRef, head: head}
 	}
-	done := func(i int, s []byte, f runtime.File, undo *func()) {
+	done := func(i int, s []byte, f runtime.File, pl *placement) {
 		var u func()
-		if undo != nil {
-			u = *undo
+		if pl != nil {
+			u = pl.undo
 		}
 		if u != nil {
 			undos = append(undos, u)
@@ -71,18 +72,18 @@ func decodeInline(arg string, val []byte, p *descriptor.Prop, text inline.Text, 
 	}
 	if text == inline.Plain && p.Kind == descriptor.Single && p.File.Form == "" {
 		// A string the caller checked: what jsonString would check again.
-		undo := inPlace(val)
-		f, err := decodeString(arg, val[1:len(val)-1], false, p.File, undo)
+		pl := place(val)
+		f, err := decodeString(arg, val[1:len(val)-1], false, p.File, pl)
 		if err != nil {
 			return err
 		}
-		done(-1, val, f, undo)
+		done(-1, val, f, pl)
 		return nil
 	}
 	one := func(i int, arg string, tok []byte) error {
 		var f runtime.File
 		var err error
-		var undo *func()
+		var pl *placement
 		s := jsonwalk.TrimWS(tok)
 		if p.File.Form == descriptor.FileData {
 			// Its base64 member is decoded into a buffer of its own.
@@ -92,13 +93,13 @@ func decodeInline(arg string, val []byte, p *descriptor.Prop, text inline.Text, 
 				s = v[0]
 			}
 		} else {
-			undo = inPlace(s)
-			f, err = decodeJSONInPlace(arg, tok, p.File, undo)
+			pl = place(s)
+			f, err = decodeJSONInPlace(arg, tok, p.File, pl)
 		}
 		if err != nil {
 			return err
 		}
-		done(i, s, f, undo)
+		done(i, s, f, pl)
 		return nil
 	}
 	if p.Kind == descriptor.Single {

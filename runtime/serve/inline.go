@@ -18,6 +18,12 @@ import (
 // decoded and checked, each replaced by a short reference (package
 // inline). A message is read whole before the SDK sees any of it, within
 // the same request limit; what is longer goes to the SDK as it came.
+// A stdio line, and an HTTP body of unknown length, is read a piece at a
+// time into a buffer read into again, each long run of base64 decoded as
+// it comes (inline.Reading): the message itself stays small, and a
+// file's bytes are held once, where they will stay. An HTTP body of a
+// declared length is read into one buffer of that length, where its
+// files are decoded in place (readBody says why).
 
 // inlineHTTP is the MCP endpoint h with the fast path on POST bodies of
 // at most limit bytes. The references of a request are forgotten when h
@@ -37,7 +43,7 @@ func inlineHTTP(s *mcp.Server, limit int64, answers inline.AnswerLimits, h http.
 			h.ServeHTTP(w, r)
 			return
 		}
-		body, err := readBody(r.Body, r.ContentLength, limit)
+		body, sp, err := readBody(r.Body, r.ContentLength, limit)
 		if err != nil {
 			// Too long, or cut: the SDK reads the same bytes and answers
 			// as it does without the fast path.
@@ -50,7 +56,7 @@ func inlineHTTP(s *mcp.Server, limit int64, answers inline.AnswerLimits, h http.
 			conn.Asked, conn.Session = asked, session
 		}
 		// body is the files' own now (decoded in place), or else r's as it came.
-		out, sc, _ := inline.Rewrite(body, conn)
+		out, sc, _ := inline.RewriteSpliced(body, sp, conn)
 		defer sc.Close()
 		r.Body = io.NopCloser(bytes.NewReader(out))
 		r.ContentLength = int64(len(out))
@@ -107,26 +113,51 @@ type readCloser struct {
 var errTooLong = &http.MaxBytesError{}
 
 // readBody reads the whole body of n bytes (-1: unknown), or returns what
-// it read and an error when there are more than limit or reading fails.
-func readBody(body io.Reader, n, limit int64) ([]byte, error) {
+// it read, as it came, and an error when there are more than limit or
+// reading fails. A body of a declared length is read into one buffer of
+// that length, where the files are then decoded in place: the buffer of
+// the call before, of the same length, is there to be read into again,
+// where anything else a call allocates costs fresh memory (BENCHMARKS.md
+// §10). A body of unknown length is read a piece at a time, each long run
+// of base64 decoded as it comes (inline.Reading), so that it is never held
+// in a buffer that grows by doubling; those runs are the splices.
+func readBody(body io.Reader, n, limit int64) ([]byte, []inline.Splice, error) {
 	if n >= 0 && n <= limit {
 		b := make([]byte, n)
 		k, err := io.ReadFull(body, b)
 		if err != nil {
-			return b[:k], err
+			return b[:k], nil, err
 		}
 		var one [1]byte
 		if k, _ := body.Read(one[:]); k > 0 { // more than declared: leave it to the SDK
-			return append(b, one[0]), errTooLong
+			return append(b, one[0]), nil, errTooLong
 		}
-		return b, nil
+		return b, nil, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(body, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = errTooLong
+	m := inline.NewReading()
+	bp := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(bp)
+	for {
+		k, err := body.Read(*bp)
+		m.Write((*bp)[:k])
+		switch {
+		case m.Len() > limit:
+			err = errTooLong
+		case err == io.EOF:
+			msg, sp := m.Done()
+			return msg, sp, nil
+		}
+		if err != nil {
+			return inline.Expand(m.Done()), nil, err
+		}
 	}
-	return b, err
 }
+
+// bodyBuffers are the buffers a body of unknown length is read through.
+var bodyBuffers = sync.Pool{New: func() any { b := make([]byte, bodyBuffer); return &b }}
+
+// bodyBuffer is how much of a body of unknown length is read at a time.
+const bodyBuffer = 256 << 10
 
 // inlineIO is the fast path of one stdio connection: a reader of the
 // client's messages, one a line, and a writer of the server's, which
@@ -169,26 +200,32 @@ func (c *inlineIO) writer(w io.WriteCloser) io.WriteCloser {
 }
 
 // An inlineReader reads the client's messages, each a line, and hands
-// each to the SDK as inline.Rewrite returns it; a line longer than the
-// limit, and anything after the last newline, as they came.
+// each to the SDK as inline.RewriteSpliced returns it; a line longer than
+// the limit, and anything after the last newline, as they came.
 type inlineReader struct {
-	c       *inlineIO
-	r       io.ReadCloser
-	buf     []byte // read, not yet handed over
-	scanned int    // buf[:scanned] holds no newline
-	out     []byte // to hand over
-	raw     bool   // inside a line over the limit: handing it over as it comes
-	err     error
+	c        *inlineIO
+	r        io.ReadCloser
+	rb       []byte          // what is read into, again once its bytes are taken
+	pos, end int             // rb[pos:end]: read, not taken yet
+	line     *inline.Reading // the line being read; nil between lines
+	out      []byte          // to hand over
+	raw      bool            // inside a line over the limit: handing it over as it comes
+	err      error
 }
 
-// readChunk is how much is read at a time.
-const readChunk = 64 << 10
+const (
+	// readChunk is how much is read at a time, and bigRead once a line
+	// is long: what a widened pipe holds (see widenPipe).
+	readChunk = 64 << 10
+	bigRead   = 1 << 20
+)
 
 func (l *inlineReader) Read(p []byte) (int, error) {
 	for len(l.out) == 0 {
 		if !l.fill() {
-			if len(l.buf) > 0 { // a last line without a newline
-				l.out, l.buf, l.scanned = l.buf, nil, 0
+			if l.line != nil && l.line.Len() > 0 { // a last line without a newline
+				l.out = inline.Expand(l.line.Done())
+				l.line = nil
 				break
 			}
 			l.c.closeAll()
@@ -204,52 +241,65 @@ func (l *inlineReader) Read(p []byte) (int, error) {
 // ready to hand over, reading as much as that takes; it returns false
 // when reading failed first.
 func (l *inlineReader) fill() bool {
+	limit := int64(l.c.limit)
 	for {
-		if i := bytes.IndexByte(l.buf[l.scanned:], '\n'); i >= 0 {
-			end := l.scanned + i + 1
-			line, rest := l.buf[:end], l.buf[end:]
-			if l.raw || len(line) > l.c.limit {
-				// The end of a line over the limit, or one over the limit
-				// read whole: as it came.
-				l.raw = false
-				l.out = line
-			} else {
-				l.out = l.c.rewrite(line)
+		if l.pos < l.end {
+			data := l.rb[l.pos:l.end]
+			i := bytes.IndexByte(data, '\n')
+			if l.raw {
+				// The rest of a line over the limit, as it comes: rb is not
+				// read into again before out is handed over.
+				if i >= 0 {
+					data, l.raw = data[:i+1], false
+				}
+				l.pos += len(data)
+				l.out = data
+				return true
 			}
-			// The line's bytes are not read into again: the files taken
-			// from it were decoded in place and are its bytes now.
-			if cap(l.buf) > 1<<20 {
-				// Keep nothing of a large line once it is handed over.
-				l.buf = append(make([]byte, 0, max(len(rest), readChunk)), rest...)
-			} else {
-				l.buf = rest
+			if l.line == nil {
+				l.line = inline.NewReading()
 			}
-			l.scanned = 0
-			return true
-		}
-		l.scanned = len(l.buf)
-		if (l.raw && len(l.buf) > 0) || len(l.buf) > l.c.limit {
-			l.raw = true
-			l.out, l.buf, l.scanned = l.buf, nil, 0
-			return true
+			if i >= 0 {
+				l.line.Write(data[:i+1])
+				l.pos += i + 1
+				over := l.line.Len() > limit
+				msg, sp := l.line.Done()
+				l.line = nil
+				if over {
+					// Over the limit, read whole: as it came.
+					l.out = inline.Expand(msg, sp)
+				} else {
+					// The line is its own: the files taken from it live in it.
+					l.out = l.c.rewrite(msg, sp)
+				}
+				return true
+			}
+			l.line.Write(data)
+			l.pos = l.end
+			if l.line.Len() > limit {
+				l.raw = true
+				l.out = inline.Expand(l.line.Done())
+				l.line = nil
+				return true
+			}
 		}
 		if l.err != nil {
 			return false
 		}
-		if cap(l.buf)-len(l.buf) < readChunk {
-			b := make([]byte, len(l.buf), max(2*cap(l.buf), len(l.buf)+readChunk))
-			copy(b, l.buf)
-			l.buf = b
+		switch {
+		case l.rb == nil:
+			l.rb = make([]byte, readChunk)
+		case len(l.rb) < bigRead && l.line != nil && l.line.Len() >= bigRead:
+			l.rb = make([]byte, bigRead)
 		}
-		n, err := l.r.Read(l.buf[len(l.buf):cap(l.buf)])
-		l.buf = l.buf[:len(l.buf)+n]
-		l.err = err
+		n, err := l.r.Read(l.rb)
+		l.pos, l.end, l.err = 0, n, err
 	}
 }
 
-// rewrite is inline.Rewrite for a line of the connection.
-func (c *inlineIO) rewrite(line []byte) []byte {
-	out, sc, id := inline.Rewrite(line, c.conn)
+// rewrite is inline.RewriteSpliced for a line of the connection.
+func (c *inlineIO) rewrite(line []byte, sp []inline.Splice) []byte {
+	out, sc, id := inline.RewriteSpliced(line, sp, c.conn)
 	if sc == nil {
 		return out
 	}

@@ -129,6 +129,7 @@ func connectElicitWith(t *testing.T, s *mcp.Server, overHTTP, fast bool, version
 // an elicitation's key.
 func TestInlineElicit(t *testing.T) {
 	png := mcptest.PNG(t, 64, 64, true)
+	longPNG := mcptest.PNG(t, 300, 300, true)
 	notPNG := bytes.Repeat([]byte("GIF89a not a png "), 400)
 	forged := inline.Scheme + strings.Repeat("A", 26)
 	const replay = "replay" // the photo's reference in the answer of "one file"
@@ -149,6 +150,10 @@ func TestInlineElicit(t *testing.T) {
 		{"no content", "accept", nil, 0},
 		{"forged", "accept", map[string]any{"photo": forged}, -1},
 		{"replayed", "accept", map[string]any{"photo": replay}, -1},
+		// Long enough for their base64 to be decoded as the answer is read.
+		{"long files", "accept", map[string]any{"photo": uri("image/png", longPNG), "extra": uri("application/octet-stream", bytes.Repeat(notPNG, 40))}, 2},
+		{"long content mismatch", "accept", map[string]any{"photo": uri("image/png", bytes.Repeat(notPNG, 40))}, 0},
+		{"long bad base64", "accept", map[string]any{"photo": uri("image/png", longPNG) + "!"}, 0},
 	}
 	for _, tr := range []struct {
 		name     string

@@ -133,6 +133,12 @@ func stdio(t *testing.T, s *mcp.Server, fast bool) *mcp.ClientSession {
 }
 
 func overHTTP(version string) func(t *testing.T, s *mcp.Server, fast bool) *mcp.ClientSession {
+	return overHTTPWith(version, nil)
+}
+
+// overHTTPWith is overHTTP with the client's HTTP client c (nil: the
+// default).
+func overHTTPWith(version string, c *http.Client) func(t *testing.T, s *mcp.Server, fast bool) *mcp.ClientSession {
 	return func(t *testing.T, s *mcp.Server, fast bool) *mcp.ClientSession {
 		h := serve.Handler(s, serve.Options{})
 		if !fast {
@@ -143,9 +149,23 @@ func overHTTP(version string) func(t *testing.T, s *mcp.Server, fast bool) *mcp.
 		}
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
-		return mcptest.Client(t, &mcp.StreamableClientTransport{Endpoint: srv.URL + serve.DefaultPath}, nil, version)
+		return mcptest.Client(t, &mcp.StreamableClientTransport{Endpoint: srv.URL + serve.DefaultPath, HTTPClient: c}, nil, version)
 	}
 }
+
+// chunked sends every request body without its length (chunked transfer
+// coding), as a client streaming what it writes does.
+var chunked = &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.ContentLength > 0 {
+		r = r.Clone(r.Context())
+		r.Body, r.ContentLength, r.GetBody = io.NopCloser(struct{ io.Reader }{r.Body}), -1, nil
+	}
+	return http.DefaultTransport.RoundTrip(r)
+})}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 var transports = []transport{
 	{"stdio", stdio},
@@ -182,6 +202,9 @@ func TestInlineCalls(t *testing.T) {
 	textFile := bytes.Repeat([]byte("plain text\n"), 1000)
 	notPNG := bytes.Repeat([]byte("GIF89a not a png "), 400)
 	tooMany := []any{uri("text/plain", textFile), uri("text/plain", textFile), uri("text/plain", textFile), uri("text/plain", textFile)}
+	// Files whose base64 is decoded as the message is read (inline.Reading).
+	longText := bytes.Repeat([]byte("plain text\n"), 30000)
+	longNotPNG := bytes.Repeat(notPNG, 40)
 	cases := []struct {
 		name, tool string
 		args       map[string]any
@@ -206,8 +229,20 @@ func TestInlineCalls(t *testing.T) {
 		{"unknown member", "files", map[string]any{"image": uri("image/png", png), "other": true}, 1},
 		{"case-folded key", "files", map[string]any{"IMAGE": uri("image/png", png)}, 0},
 		{"unknown tool", "nothing", map[string]any{"image": uri("image/png", png)}, 0},
+		{"long files", "files", map[string]any{"image": uri("image/png", big), "extra": uri("application/octet-stream", longNotPNG),
+			"docs": []any{uri("text/plain", longText), uri("text/plain", textFile), uri("text/plain", longText)}}, 5},
+		{"long content mismatch", "files", map[string]any{"image": uri("image/png", longNotPNG)}, 0},
+		{"long bad base64", "files", map[string]any{"image": uri("image/png", big) + "!"}, 0},
+		{"long bad base64 inside", "files", map[string]any{"image": uri("image/png", big)[:300000] + "*" + uri("image/png", big)[300001:]}, 0},
+		{"long file too large", "files", map[string]any{"image": uri("image/png", png), "docs": []any{uri("text/plain", bytes.Repeat(longText, 4))}}, 0},
+		{"long file refused after", "files", map[string]any{"image": uri("image/png", big), "note": 5}, 1},
+		{"long URI string", "files", map[string]any{"image": uri("image/png", png), "uri": uri("text/plain", longText)}, 1},
+		{"long note", "files", map[string]any{"image": uri("image/png", png), "note": "x;base64," + base64.StdEncoding.EncodeToString(longText)}, 1},
+		{"long host shapes", "host", map[string]any{"photo": fileData("p.png", "image/png", big), "pages": []any{fileData("1.txt", "text/plain", longText)}}, 2},
+		{"long, unknown tool", "nothing", map[string]any{"image": uri("image/png", big)}, 0},
 	}
-	for _, tr := range transports {
+	// Bodies of unknown length are read a piece at a time (inline.Reading).
+	for _, tr := range append(transports, transport{"http-2026-07-28-chunked", overHTTPWith("2026-07-28", chunked)}) {
 		t.Run(tr.name, func(t *testing.T) {
 			rec := &seen{}
 			cs := tr.connect(t, inlineServer(rec), true)

@@ -251,7 +251,9 @@ func RequestLimit(s *mcp.Server, o Options) int64 {
 //
 // POST bodies of tools/call go through the fast path of inline files (see
 // the package documentation): read whole, within the same limit, before
-// the SDK's handler gets them.
+// the SDK's handler gets them; a body of a declared length into one
+// buffer of that length, where its files are then decoded, one of unknown
+// length a piece at a time, as Stdio reads a line.
 //
 // The limit is computed when Handler is called: add the tools first. It
 // panics when a form of o.Forms cannot be used (see RequestLimit).
@@ -327,9 +329,12 @@ func newHandler(s *mcp.Server, o Options, limit int64) (http.Handler, string) {
 // (transfer.KeepFilesCapabilityTransport); the transfer endpoints
 // themselves need HTTP. Each line goes through the fast path of inline
 // files (see the package documentation); a longer line than the limit
-// goes to the SDK as it came. On Linux, when standard input is a pipe,
-// Stdio lets it hold 1 MiB rather than 64 KiB, so that a large message
-// crosses it in fewer turns.
+// goes to the SDK as it came. A line is read a piece at a time, and the
+// base64 of a long data: URI is decoded as it arrives, so that a call
+// with a file holds the file's bytes, not its text (about twice the file
+// at the peak, while its pieces are joined). On Linux, when standard
+// input is a pipe, Stdio lets it hold 1 MiB rather than 64 KiB, so that
+// a large message crosses it in fewer turns.
 func Stdio(ctx context.Context, s *mcp.Server, o Options) error {
 	// What mcp.StdioTransport reads and writes, and closes.
 	widenPipe(os.Stdin)

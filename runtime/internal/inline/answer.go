@@ -265,6 +265,24 @@ func (a *Asked) take(session, id string) *Elicitation {
 	return el
 }
 
+// putBack undoes take(session, id) of el, whose answer was not taken,
+// unless el was closed since.
+func (a *Asked) putBack(session, id string, el *Elicitation) {
+	// Under el.mu, as Sent: Close, which forgets el here, waits for it.
+	el.mu.Lock()
+	defer el.mu.Unlock()
+	if el.closed || el.answered {
+		return
+	}
+	el.via = nil
+	a.mu.Lock()
+	k := askKey{session, id}
+	if a.m[k] == nil {
+		a.m[k] = el
+	}
+	a.mu.Unlock()
+}
+
 // forget forgets k when it names el.
 func (a *Asked) forget(k askKey, el *Elicitation) {
 	a.mu.Lock()

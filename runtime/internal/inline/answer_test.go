@@ -260,3 +260,24 @@ func TestRewriteInputResponses(t *testing.T) {
 		t.Errorf("%d references held, want %d", inline.Held(), held)
 	}
 }
+
+// TestElicitationAnswerSpliced: an answer read through a Reading that the
+// fast path cannot take with its splices (one is in a field that is no
+// file) is taken as it came, as Rewrite takes it: the first attempt does
+// not use up the Elicitation it answers.
+func TestElicitationAnswerSpliced(t *testing.T) {
+	el := inline.Ask(formFiles(t))
+	defer el.Close()
+	a := inline.NewAsked()
+	a.Sent("s1", request(el, "5"))
+	run := strings.Repeat("QUJD", inline.SpliceMin/4+10)
+	in := response("5", `{"action":"accept","content":{"f":"data:text/plain;base64,`+run+`","n":"x;base64,`+run+`"}}`)
+	m := inline.NewReading()
+	m.Write(in)
+	msg, sp := m.Done()
+	if len(sp) != 2 {
+		t.Fatalf("%d splices, want 2", len(sp))
+	}
+	out, _, _ := inline.RewriteSpliced(msg, sp, inline.Conn{Files: files(t).Files, Asked: a, Session: "s1"})
+	refIn(t, out)
+}

@@ -80,7 +80,12 @@ const (
 // while the file is in use, and undo (nil for a file decoded elsewhere)
 // writes the string back as it was. Decode writes back what it decoded in
 // place before it returns an error.
-var Decode func(arg string, val []byte, p *descriptor.Prop, text Text, each func(i int, s []byte, file any, undo func())) error
+//
+// head, when not nil, is asked for each base64 payload of a data: URI
+// without escapes, a subslice of the message, whether the message lost
+// the start of its text to a [Splice]: it returns the bytes that text
+// decoded to, which the file's bytes then start with, or nil.
+var Decode func(arg string, val []byte, p *descriptor.Prop, text Text, head func(payload []byte) []byte, each func(i int, s []byte, file any, undo func())) error
 
 // Text is what the walk of a message knows of a JSON string value.
 type Text int

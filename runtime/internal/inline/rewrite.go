@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/segmentio/asm/ascii"
 
@@ -48,13 +49,30 @@ type Conn struct {
 // caller must neither write nor hand to anyone else; a message declined,
 // a call or answer refused included, is left as it came.
 func Rewrite(msg []byte, c Conn) (out []byte, sc *Scope, id []byte) {
-	out, sc, id, ok := rewrite(msg, c, alwaysCareful)
+	out, sc, id, ok := rewrite(msg, nil, c, alwaysCareful)
 	if !ok {
 		// A string the quick walk read may be read wrong: walk again, the
 		// way every string is scanned to its end.
-		out, sc, id, _ = rewrite(msg, c, true)
+		out, sc, id, _ = rewrite(msg, nil, c, true)
 	}
 	return out, sc, id
+}
+
+// RewriteSpliced is [Rewrite] for a message read in pieces, whose long
+// runs of base64 were decoded as they came (see [Reading]): the message
+// as the client sent it is Expand(msg, sp). The fast path takes msg as it
+// is only when each splice is the start of the payload of a file that it
+// decodes and replaces by a reference; the file's bytes are then the
+// splice's, followed by the rest of its text, and out holds nothing of
+// them. Otherwise it rewrites the message as it came, which is then
+// returned (or what Rewrite makes of it) and holds no splice.
+func RewriteSpliced(msg []byte, sp []Splice, c Conn) (out []byte, sc *Scope, id []byte) {
+	if len(sp) > 0 && !alwaysCareful {
+		if out, sc, id, ok := rewrite(msg, sp, c, false); ok {
+			return out, sc, id
+		}
+	}
+	return Rewrite(Expand(msg, sp), c)
 }
 
 // alwaysCareful, when true, makes every Rewrite walk as a retry does (a
@@ -65,12 +83,17 @@ var alwaysCareful = false
 // quick unless careful: each is taken to end at its first quote not
 // after a backslash, and only the decoder checks the rest (see
 // Unchecked). ok is false when that may have read one wrong: then msg is
-// as it came, and nothing was made.
-func rewrite(msg []byte, c Conn, careful bool) (out []byte, sc *Scope, id []byte, ok bool) {
-	r := rewriter{msg: msg, conn: c, careful: careful}
+// as it came, and nothing was made. With splices, ok is also false unless
+// each was taken as the start of a file replaced by a reference (see
+// RewriteSpliced).
+func rewrite(msg []byte, sp []Splice, c Conn, careful bool) (out []byte, sc *Scope, id []byte, ok bool) {
+	r := rewriter{msg: msg, conn: c, careful: careful, splices: sp}
+	if len(sp) > 0 {
+		r.used = make([]bool, len(sp))
+	}
 	i := jsonwalk.SkipWS(msg, 0)
 	if i == len(msg) {
-		return msg, nil, nil, true
+		return msg, nil, nil, len(sp) == 0
 	}
 	switch msg[i] {
 	case '{':
@@ -85,12 +108,12 @@ func rewrite(msg []byte, c Conn, careful bool) (out []byte, sc *Scope, id []byte
 			}
 			return true
 		}); !ok {
-			return msg, nil, nil, true
+			return msg, nil, nil, len(sp) == 0
 		}
 	default:
-		return msg, nil, nil, true
+		return msg, nil, nil, len(sp) == 0
 	}
-	if r.retry || (len(r.edits) > 0 && !r.checked()) {
+	if r.retry || (len(r.edits) > 0 && !r.checked()) || (len(sp) > 0 && !r.splicesTaken) {
 		r.undo()
 		sc.Close()
 		return msg, nil, nil, false
@@ -125,6 +148,48 @@ type rewriter struct {
 	retry     bool
 
 	undos []func() // write back the files decoded in msg itself (see Decode)
+
+	// splices are the runs of base64 the message lost as it was read (see
+	// RewriteSpliced); used notes those whose bytes a file's decoding took,
+	// and splicesTaken that each was in a file replaced by a reference.
+	splices      []Splice
+	used         []bool
+	splicesTaken bool
+}
+
+// head is [Decode]'s head for the message: the bytes of the splice whose
+// text began where the payload p, a subslice of msg, begins.
+func (r *rewriter) head(p []byte) []byte {
+	at := unsafe.SliceData(p)
+	for i, s := range r.splices {
+		if s.At < len(r.msg) && at == &r.msg[s.At] {
+			r.used[i] = true
+			return s.Bytes
+		}
+	}
+	return nil
+}
+
+// spliced reports whether the string of msg at span held a splice's text.
+func (r *rewriter) spliced(span jsonwalk.Span) bool {
+	for _, s := range r.splices {
+		if span.Start < s.At && s.At < span.End {
+			return true
+		}
+	}
+	return false
+}
+
+// inRefs reports whether every splice is the start of the payload of a
+// file of refs, whose decoding took its bytes: only then may the
+// references be made. Without splices, it is true.
+func (r *rewriter) inRefs(refs []ref) bool {
+	for i, s := range r.splices {
+		if !r.used[i] || !slices.ContainsFunc(refs, func(f ref) bool { return f.span.Start < s.At && s.At < f.span.End }) {
+			return false
+		}
+	}
+	return true
 }
 
 // undo writes back every file decoded in msg itself, so that a message the
@@ -366,8 +431,14 @@ func (r *rewriter) message(start, end int, fast bool) (*Scope, []byte) {
 		}
 	}
 	if fast && method == nil && params == nil && result != nil && id != nil && count["id"] == 1 && count["result"] == 1 && r.conn.Asked != nil {
-		if el := r.conn.Asked.take(r.conn.Session, IDKey(r.span(id.valSpan))); el != nil {
+		session, key := r.conn.Session, IDKey(r.span(id.valSpan))
+		if el := r.conn.Asked.take(session, key); el != nil {
 			r.elicited(el, result)
+			if len(r.splices) > 0 && !r.splicesTaken {
+				// Declined with its splices: RewriteSpliced reads the
+				// answer again as it came, which may take it.
+				r.conn.Asked.putBack(session, key, el)
+			}
 		}
 		return nil, nil
 	}
@@ -492,6 +563,11 @@ func (r *rewriter) call(p *member, pm []member) *Scope {
 		r.retry = true
 		return nil
 	}
+	if !r.inRefs(refs) {
+		r.undo()
+		return nil
+	}
+	r.splicesTaken = true
 	sc := newScope(tool)
 	for _, f := range refs {
 		r.edits = append(r.edits, edit{start: f.span.Start, end: f.span.End, repl: `"` + sc.add(f.answer, f.form, f.arg, f.file, -1) + `"`})
@@ -528,7 +604,11 @@ func (r *rewriter) decodeFiles(obj jsonwalk.Span, props map[string]*descriptor.P
 		seen[m.key] = true
 		val := r.span(m.valSpan)
 		text := r.text[m.valSpan.Start]
-		err := Decode(m.key, val, prop, text, func(i int, s []byte, file any, undo func()) {
+		var head func([]byte) []byte
+		if len(r.splices) > 0 {
+			head = r.head
+		}
+		err := Decode(m.key, val, prop, text, head, func(i int, s []byte, file any, undo func()) {
 			start := cap(r.msg) - cap(s) // s is a subslice of msg
 			arg := m.key
 			if i >= 0 {
@@ -537,8 +617,9 @@ func (r *rewriter) decodeFiles(obj jsonwalk.Span, props map[string]*descriptor.P
 			if undo != nil {
 				r.undos = append(r.undos, undo)
 			}
-			if len(s) >= MinRef {
-				*refs = append(*refs, ref{jsonwalk.Span{Start: start, End: start + len(s)}, answer, form, arg, file})
+			span := jsonwalk.Span{Start: start, End: start + len(s)}
+			if len(s) >= MinRef || r.spliced(span) {
+				*refs = append(*refs, ref{span, answer, form, arg, file})
 			}
 		})
 		if err != nil {
@@ -618,7 +699,7 @@ func (r *rewriter) elicited(el *Elicitation, res *member) {
 		return
 	}
 	var refs []ref
-	if !r.decodeFiles(content, el.files, "", "", &refs) || len(refs) == 0 {
+	if !r.decodeFiles(content, el.files, "", "", &refs) || len(refs) == 0 || !r.inRefs(refs) {
 		r.undo()
 		return
 	}
@@ -627,6 +708,7 @@ func (r *rewriter) elicited(el *Elicitation, res *member) {
 		r.undo()
 		return
 	}
+	r.splicesTaken = true
 	for i, f := range refs {
 		r.edits = append(r.edits, edit{start: f.span.Start, end: f.span.End, repl: `"` + strs[i] + `"`})
 	}

@@ -244,6 +244,66 @@ func rewriteBoth(t testing.TB, msg []byte, c inline.Conn) {
 	if (scQ == nil) != (scC == nil) || mask(outQ) != mask(outC) || !bytes.Equal(idQ, idC) || !bytes.Equal(quick, careful) {
 		t.Fatalf("Rewrite(%.300q):\nquick   (scope %v) %.300q\ncareful (scope %v) %.300q", msg, scQ != nil, outQ, scC != nil, outC)
 	}
+	// Read in pieces, its long runs of base64 decoded as they came: the
+	// same again, and the same files.
+	for _, whole := range []bool{true, false} {
+		small, sp := splice(msg, whole)
+		if len(sp) == 0 {
+			break
+		}
+		outS, scS, idS := inline.RewriteSpliced(small, sp, c)
+		if (scQ == nil) != (scS == nil) || mask(outQ) != mask(outS) || !bytes.Equal(idQ, idS) {
+			t.Fatalf("RewriteSpliced(%.300q, %d splices):\n%.300q (scope %v)\nRewrite: %.300q (scope %v)", small, len(sp), outS, scS != nil, outQ, scQ != nil)
+		}
+		if scS != nil && scopeFiles(scS) != scopeFiles(scQ) {
+			t.Fatalf("RewriteSpliced(%.300q): not the files Rewrite took", small)
+		}
+		scS.Close()
+	}
+}
+
+// splice returns msg as if read in pieces, each run of base64 after
+// ";base64," of 8 characters or more decoded as it came (see
+// inline.Reading): its whole groups, or when not whole all but the last
+// one or two.
+func splice(msg []byte, whole bool) (small []byte, sp []inline.Splice) {
+	at := 0
+	for {
+		i := bytes.Index(msg[at:], []byte(";base64,"))
+		if i < 0 {
+			return append(small, msg[at:]...), sp
+		}
+		start := at + i + len(";base64,")
+		end := start
+		for end < len(msg) && strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", msg[end]) >= 0 {
+			end++
+		}
+		n := (end - start) / 4 * 4
+		if !whole {
+			n -= 4 * ((end - start) % 3)
+		}
+		small = append(small, msg[at:start]...)
+		at = start
+		if n < 8 {
+			continue
+		}
+		b, err := base64.RawStdEncoding.DecodeString(string(msg[start : start+n]))
+		if err != nil {
+			panic(err)
+		}
+		sp = append(sp, inline.Splice{At: len(small), Bytes: append(make([]byte, 0, len(b)+3), b...)})
+		at = start + n
+	}
+}
+
+// scopeFiles returns the arguments and bytes of the files of sc's
+// references, in the order they were made.
+func scopeFiles(sc *inline.Scope) string {
+	var b strings.Builder
+	for _, f := range inline.ScopeFiles(sc) {
+		fmt.Fprintf(&b, "%s=%x;", f.Arg, f.File.(interface{ Bytes() []byte }).Bytes())
+	}
+	return b.String()
 }
 
 // tokens matches the random part of references and scope keys.
@@ -338,6 +398,122 @@ func BenchmarkRewrite(b *testing.B) {
 					sc.Close()
 				}
 			})
+		}
+	}
+}
+
+// TestRewriteSplicedTakes: a message read through a Reading, in pieces of
+// any size, whose long files were decoded as it came, is taken as it is:
+// each file's bytes are its splice's, not those of the message expanded
+// again, and they are the file's. A message whose splices the fast path
+// cannot take is taken, or declined, as it came.
+func TestRewriteSplicedTakes(t *testing.T) {
+	c := files(t)
+	c.Files = func(tool string) map[string]*descriptor.Prop {
+		if tool != "t" {
+			return nil
+		}
+		ps := files(t).Files("t")
+		for _, p := range ps {
+			p.File.MaxSize = 8 << 20
+		}
+		return ps
+	}
+	long := bytes.Repeat([]byte("text\n"), 100000)
+	longURI := func(b []byte) string { return `"data:text/plain;base64,` + base64.StdEncoding.EncodeToString(b) + `"` }
+	for _, tt := range []struct {
+		name, in string
+		take     bool
+		splices  int // taken as they were read
+	}{
+		{"one file", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + longURI(long) + `}}}`, true, 1},
+		{"padded", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + longURI(long[1:]) + `,"g":"x"}}}`, true, 1},
+		{"array", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"h":[` + longURI(long) + `,` + bigURI + `,` + longURI(long[2:]) + `]}}}`, true, 2},
+		{"answer", `{"id":2,"method":"tools/call","params":{"name":"t","arguments":{},"inputResponses":{"file":{"action":"accept","content":{"f":` + longURI(long) + `}}}}}`, true, 1},
+		{"another tool", `{"id":1,"method":"tools/call","params":{"name":"u","arguments":{"f":` + longURI(long) + `}}}`, false, 0},
+		{"not a file", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + bigURI + `,"g":` + longURI(long) + `}}}`, true, 0},
+		{"refused after", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + longURI(long) + `,"h":[` + refusedURI + `]}}}`, false, 0},
+		{"escape after", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + withPayload(longURI(long), 200000, `\/`) + `}}}`, false, 0},
+		{"unicode escape after", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + escapeAt(longURI(long), 200000) + `}}}`, true, 0},
+		{"too large", `{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":` + longURI(bytes.Repeat(long, 20)) + `}}}`, false, 0},
+	} {
+		for _, piece := range []int{1000, 1 << 20} {
+			s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v"}, nil)
+			inline.RecordForm(inline.Bind(context.Background(), s, nil, "t"), "file", formSchema, formFiles(t))
+			c.Forms = inline.ToolForms(s)
+			m := inline.NewReading()
+			for in := []byte(tt.in); len(in) > 0; {
+				k := min(piece, len(in))
+				m.Write(in[:k])
+				in = in[k:]
+			}
+			msg, sp := m.Done()
+			if len(sp) == 0 {
+				t.Fatalf("%s: %d splices, a message of %d bytes", tt.name, len(sp), len(msg))
+			}
+			out, sc, _ := inline.RewriteSpliced(msg, sp, c)
+			if (sc != nil) != tt.take {
+				t.Errorf("%s: taken %v, want %v: %.300s", tt.name, sc != nil, tt.take, out)
+			}
+			if !tt.take && string(out) != tt.in {
+				t.Errorf("%s: declined, but not as it came", tt.name)
+			}
+			if !tt.take {
+				continue
+			}
+			// The files are those the message as it came gives, and as many
+			// of them as want are the splices' own bytes.
+			want, scW, _ := inline.Rewrite([]byte(tt.in), c)
+			if tokens.ReplaceAllString(string(out), "T") != tokens.ReplaceAllString(string(want), "T") || scopeFiles(sc) != scopeFiles(scW) {
+				t.Errorf("%s: not what the message as it came gives: %.300s", tt.name, out)
+			}
+			scW.Close()
+			own := 0
+			for _, f := range inline.ScopeFiles(sc) {
+				b := f.File.(interface{ Bytes() []byte }).Bytes()
+				for _, s := range sp {
+					if len(b) > 0 && &b[0] == &s.Bytes[0] {
+						own++
+					}
+				}
+			}
+			if own != tt.splices {
+				t.Errorf("%s, pieces of %d: %d files are their splice's bytes, want %d", tt.name, piece, own, tt.splices)
+			}
+			sc.Close()
+		}
+	}
+}
+
+// escapeAt returns the JSON string uri with byte i of its payload written
+// as a \u escape.
+func escapeAt(uri string, i int) string {
+	at := strings.IndexByte(uri, ',') + 1 + i
+	return uri[:at] + fmt.Sprintf(`\u%04X`, uri[at]) + uri[at+1:]
+}
+
+// TestRewriteSplicedDeclinesAsItCame: a message read through a Reading
+// that the fast path does not walk as a message (not an object, or a batch
+// it cannot walk) goes on as it came, its splices expanded: else the SDK
+// would get the message without the base64 it decoded.
+func TestRewriteSplicedDeclinesAsItCame(t *testing.T) {
+	run := strings.Repeat("QUJD", inline.SpliceMin/4+10)
+	for _, in := range []string{
+		`"data:text/plain;base64,` + run + `"`,
+		`x;base64,` + run,
+		`[{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"data:text/plain;base64,` + run + `"}}}`,
+		`[{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"f":"data:text/plain;base64,` + run + `"}}}]x`,
+	} {
+		m := inline.NewReading()
+		m.Write([]byte(in))
+		msg, sp := m.Done()
+		if len(sp) == 0 {
+			t.Fatalf("%.40q: no splice", in)
+		}
+		out, sc, _ := inline.RewriteSpliced(msg, sp, files(t))
+		sc.Close()
+		if string(out) != in {
+			t.Errorf("RewriteSpliced(%.40q...): %d bytes, not the %d that came", in, len(out), len(in))
 		}
 	}
 }
