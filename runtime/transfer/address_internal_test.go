@@ -75,3 +75,21 @@ func TestStoredFor(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaUseWhose: an upload page refused for the quota tells a person
+// not signed in that the files counted are their address's or network's,
+// shared, and that signing in gives them a limit of their own.
+func TestQuotaUseWhose(t *testing.T) {
+	for _, tc := range []struct {
+		u            quotaUse
+		whose, after string
+	}{
+		{quotaUse{}, "your files", ""},
+		{quotaUse{address: true}, "files from your address, which people who are not signed in share", ", or sign in for a limit of your own"},
+		{quotaUse{address: true, network: true}, "files from your network, which people who are not signed in share", ", or sign in for a limit of your own"},
+	} {
+		if got, after := tc.u.whose(), tc.u.signIn(); got != tc.whose || after != tc.after {
+			t.Errorf("%+v: %q, %q; want %q, %q", tc.u, got, after, tc.whose, tc.after)
+		}
+	}
+}

@@ -56,6 +56,28 @@ func (u quotaUse) holds(one string) string {
 	return one + " holds"
 }
 
+// whose says, on an upload page, whose files count against the limit: the
+// visitor's own, or for people not signed in all those from their address
+// or IPv6 network, which they share.
+func (u quotaUse) whose() string {
+	switch {
+	case u.network:
+		return "files from your network, which people who are not signed in share"
+	case u.address:
+		return "files from your address, which people who are not signed in share"
+	}
+	return "your files"
+}
+
+// signIn is what an upload page adds to whose when signing in would give
+// the visitor a limit of their own.
+func (u quotaUse) signIn() string {
+	if u.network || u.address {
+		return ", or sign in for a limit of your own"
+	}
+	return ""
+}
+
 // newQuota is the quota of limit bytes in s; none when limit is not
 // positive or s does not count its files.
 func newQuota(s store.Store, limit int64) quota {

@@ -192,7 +192,7 @@ func (c *config) pageUpload(w http.ResponseWriter, r *http.Request, claims token
 	case !ok && u.shared:
 		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of files; with one of up to %s that would pass the %s it takes from people who are not signed in. Try again later.", humanSize(u.held), humanSize(claims.Size), humanSize(u.limit)))
 	case !ok:
-		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of your files; with one of up to %s that would pass your limit of %s. Try again when some of them have expired.", humanSize(u.held), humanSize(claims.Size), humanSize(u.limit)))
+		return 0, refuseQuota.says(fmt.Sprintf("The server holds %s of %s; with one of up to %s that would pass the limit of %s. Try again when some of them have expired%s.", humanSize(u.held), u.whose(), humanSize(claims.Size), humanSize(u.limit), u.signIn()))
 	}
 
 	// The first bytes decide the media type, before anything is stored.
