@@ -28,13 +28,15 @@ type inlineRef struct {
 	refusal error
 }
 
-// addInlineTool records the File arguments of the tool name of s, whose
-// input schema is schema and plan the plan of its file fields, for the
-// fast path. A schema that cannot be read leaves the tool to the SDK.
+// addInlineTool records the File arguments of def, the tool AddTool added
+// to s, whose input schema is schema and plan the plan of its file
+// fields, for the fast path. A schema that cannot be read leaves the tool
+// to the SDK.
 // The first time, it installs on s the middleware that notices a tool
 // replaced behind AddTool's back ([noticeReplaced]).
-func addInlineTool(s *mcp.Server, name string, schema json.RawMessage, plan *filePlan) {
-	inline.AddTool(s, name, inlineFiles(schema, plan))
+func addInlineTool(s *mcp.Server, def *mcp.Tool, schema json.RawMessage, plan *filePlan) {
+	inline.AddTool(s, def.Name, inlineFiles(schema, plan))
+	inline.Own(s, def)
 	if inline.Watch(s) {
 		s.AddReceivingMiddleware(noticeReplaced(s))
 	}
@@ -51,10 +53,12 @@ func addInlineTool(s *mcp.Server, name string, schema json.RawMessage, plan *fil
 // URIs. From then on the fast path leaves the tool to the SDK, and a
 // warning says what to do.
 //
-// A call that failed (an error, not an isError result) teaches nothing:
-// a middleware that refuses a call before any handler runs (auth, say)
-// or an unknown tool leave the key too, and for them the fast path is
-// right to carry on.
+// A call that failed (an error) teaches nothing, and nor does one whose
+// tool the server still lists as AddTool's: a middleware that answers a
+// call before any handler runs (auth, a rate limit; with an error or an
+// isError result) or an unknown tool leave the key too, and for them the
+// fast path is right to carry on, or any client such a middleware
+// refuses could turn it off for every other.
 func noticeReplaced(s *mcp.Server) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -62,11 +66,13 @@ func noticeReplaced(s *mcp.Server) mcp.Middleware {
 			if method != "tools/call" || err != nil {
 				return res, err
 			}
-			p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
-			if !ok || p == nil {
+			creq, ok := req.(*mcp.CallToolRequest)
+			if !ok || creq.Params == nil {
 				return res, err
 			}
-			if _, left := p.Meta[inline.MetaKey]; !left || !inline.Recorded(s, p.Name) {
+			p := creq.Params
+			def := inline.Recorded(s, p.Name)
+			if _, left := p.Meta[inline.MetaKey]; !left || def == nil || !listsOther(ctx, next, creq, def) {
 				return res, err
 			}
 			inline.AddTool(s, p.Name, nil)
@@ -76,6 +82,35 @@ func noticeReplaced(s *mcp.Server) mcp.Middleware {
 		}
 	}
 }
+
+// listsOther reports whether the server, asked through next (what the
+// middleware of [noticeReplaced] wraps) in the session and with the
+// request's extra of creq, lists a tool under def's name that is not def:
+// whether AddTool's tool was replaced. A listing that fails, or that does
+// not show the name (a middleware may hide tools), tells nothing: false.
+func listsOther(ctx context.Context, next mcp.MethodHandler, creq *mcp.CallToolRequest, def *mcp.Tool) bool {
+	lreq := &mcp.ListToolsRequest{Session: creq.Session, Extra: creq.Extra, Params: &mcp.ListToolsParams{}}
+	for range maxListPages {
+		res, err := next(ctx, "tools/list", lreq)
+		lr, ok := res.(*mcp.ListToolsResult)
+		if err != nil || !ok || lr == nil {
+			return false
+		}
+		for _, t := range lr.Tools {
+			if t != nil && t.Name == def.Name {
+				return t != def
+			}
+		}
+		if lr.NextCursor == "" {
+			return false
+		}
+		lreq = &mcp.ListToolsRequest{Session: creq.Session, Extra: creq.Extra, Params: &mcp.ListToolsParams{Cursor: lr.NextCursor}}
+	}
+	return false
+}
+
+// maxListPages bounds the pages of tools listsOther reads.
+const maxListPages = 100
 
 // inlineFiles returns the fields of the object schema schema, whose plan
 // of file fields is plan, that take inline files as File values: those

@@ -75,8 +75,9 @@ type Generated[T any] interface {
 // go-sdk has no way to tell whose handler a name maps to. A handler that
 // replaced AddTool's behind its back sees that reference string, not the
 // data: URI, in the first call it answers without an error; the fast
-// path then notices it, logs a warning and leaves the tool to the SDK,
-// and later calls reach the handler as sent.
+// path then notices it (the server lists another tool under the name),
+// logs a warning and leaves the tool to the SDK, and later calls reach
+// the handler as sent.
 func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, th, plan, err := toolFor[In, Out, P](s, t, h)
 	if err == nil {
@@ -89,7 +90,7 @@ func AddTool[In, Out any, P Generated[In]](s *mcp.Server, t *mcp.Tool, h mcp.Too
 		panic(fmt.Sprintf("runtime.AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, th)
-	addInlineTool(s, tt.Name, tt.InputSchema.(json.RawMessage), plan)
+	addInlineTool(s, tt, tt.InputSchema.(json.RawMessage), plan)
 }
 
 // RemoveTools removes the tools names from s, as s.RemoveTools does, and

@@ -109,3 +109,57 @@ func TestInlineReplacedTool(t *testing.T) {
 		t.Errorf("%d references held after the calls", n)
 	}
 }
+
+// TestInlineRefusedWithResult: a middleware inside the runtime's that
+// refuses a call with an isError result, as policy and rate-limiting
+// middlewares commonly do, has run no handler: any client it refuses must
+// not turn the fast path off for the tool for every other client.
+func TestInlineRefusedWithResult(t *testing.T) {
+	sent := uri("image/png", mcptest.PNG(t, 64, 64, true))
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "refusing", Version: "v1"}, nil)
+			var refused sync.Once
+			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "tools/call" {
+						deny := false
+						refused.Do(func() { deny = true })
+						if deny {
+							return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "not allowed"}}}, nil
+						}
+					}
+					return next(ctx, method, req)
+				}
+			})
+			runtime.AddTool(s, &mcp.Tool{Name: "files"}, func(_ context.Context, _ *mcp.CallToolRequest, in inlinetypes.Files) (*mcp.CallToolResult, any, error) {
+				return text(describe(in.Image)), nil, nil
+			})
+			rec := &seen{}
+			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+						rec.mu.Lock()
+						rec.args = append(rec.args, string(p.Arguments))
+						rec.meta = append(rec.meta, nil)
+						rec.mu.Unlock()
+					}
+					return next(ctx, method, req)
+				}
+			})
+			cs := tr.connect(t, s, true)
+			if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "not allowed") {
+				t.Fatalf("refused call: %s", short(res))
+			}
+			if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "image/png") {
+				t.Fatalf("call after the refusal: %s", short(res))
+			}
+			if args, _ := rec.last(); !strings.Contains(args, inline.Scheme) {
+				t.Errorf("after a call refused with an isError result, the SDK saw %s, want a reference: the fast path was turned off", short(args))
+			}
+		})
+	}
+	if n := inline.Held(); n != 0 {
+		t.Errorf("%d references held after the calls (the refused call's too)", n)
+	}
+}

@@ -256,6 +256,7 @@ type tools struct {
 
 	mu    sync.RWMutex
 	files map[string]map[string]*descriptor.Prop // tool → argument → property
+	defs  map[string]*mcp.Tool                   // tool → what runtime.AddTool added, for a tool in files (see Own)
 	forms map[formKey]map[string]*Form           // → by schema
 }
 
@@ -273,7 +274,7 @@ func toolsOf(s *mcp.Server) *tools {
 	if v, ok := servers.Load(k); ok {
 		return v.(*tools)
 	}
-	v, loaded := servers.LoadOrStore(k, &tools{files: map[string]map[string]*descriptor.Prop{}, forms: map[formKey]map[string]*Form{}})
+	v, loaded := servers.LoadOrStore(k, &tools{files: map[string]map[string]*descriptor.Prop{}, defs: map[string]*mcp.Tool{}, forms: map[formKey]map[string]*Form{}})
 	if !loaded {
 		runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { servers.Delete(k) }, k)
 	}
@@ -293,6 +294,7 @@ func AddTool(s *mcp.Server, name string, files map[string]*descriptor.Prop) {
 			delete(t.forms, k)
 		}
 	}
+	delete(t.defs, name) // until Own says whose it is
 	if len(files) == 0 {
 		delete(t.files, name)
 		return
@@ -307,12 +309,28 @@ func Watch(s *mcp.Server) (first bool) {
 	return toolsOf(s).watched.CompareAndSwap(false, true)
 }
 
-// Recorded reports whether [AddTool] records files for the tool name of s.
-func Recorded(s *mcp.Server, name string) bool {
+// Own notes def as the tool that package runtime added to s under its
+// name, after [AddTool] recorded its files: the tool the server lists
+// while no other replaced it (see [Recorded]).
+func Own(s *mcp.Server, def *mcp.Tool) {
+	t := toolsOf(s)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.files[def.Name] != nil {
+		t.defs[def.Name] = def
+	}
+}
+
+// Recorded returns the tool of s named name that [AddTool] records files
+// for, as [Own] noted it; nil for none.
+func Recorded(s *mcp.Server, name string) *mcp.Tool {
 	t := toolsOf(s)
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.files[name] != nil
+	if t.files[name] == nil {
+		return nil
+	}
+	return t.defs[name]
 }
 
 // ToolFiles returns the function [Rewrite] takes for s: the file
