@@ -603,7 +603,9 @@ func (b *builder) buildField(t *Type, v *types.Var, st reflect.StructTag) *Field
 	}
 	tg, err := tag.Parse(raw)
 	if err != nil {
-		b.errorf(v.Pos(), "%v", err)
+		for _, e := range tag.Errors(err) {
+			b.errorf(v.Pos(), "%v", e)
+		}
 		return f
 	}
 	f.File = &File{

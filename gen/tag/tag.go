@@ -140,40 +140,50 @@ var wantValue = map[string]string{
 	"transfer": wantTransfer,
 }
 
-// Parse parses the value of an mcpfile struct tag. Its errors are one
-// lowercase line without the position, which the caller adds.
+// Parse parses the value of an mcpfile struct tag. Its error holds one
+// error for each bad item, in the tag's order (errors.Join; see Errors),
+// each one lowercase line without the position, which the caller adds.
 func Parse(s string) (Tag, error) {
 	var t Tag
 	if s == "" {
 		return t, nil
 	}
 	seen := map[string]bool{}
+	var errs []error
 	for item := range strings.SplitSeq(s, ",") {
 		if item == "" {
-			return Tag{}, fmt.Errorf("empty item in %q (%s)", s, wantItem)
+			errs = append(errs, fmt.Errorf("empty item in %q (%s)", s, wantItem))
+			continue
 		}
 		key, val, ok := strings.Cut(item, "=")
 		if strings.ContainsAny(item, " \t\r\n") {
 			if want, known := wantValue[key]; known && ok {
-				return Tag{}, fmt.Errorf("space in %s value %q (%s; no spaces)", key, val, want)
+				errs = append(errs, fmt.Errorf("space in %s value %q (%s; no spaces)", key, val, want))
+				continue
 			}
-			return Tag{}, fmt.Errorf("space in item %q (%s, no spaces)", item, wantItem)
+			errs = append(errs, fmt.Errorf("space in item %q (%s, no spaces)", item, wantItem))
+			continue
 		}
 		if !ok {
 			if seen["transfer"] && slices.Contains(TransferModes, item) {
-				return Tag{}, fmt.Errorf("item %q has no value (%s; transfer modes are separated by |, as in transfer=inline|upload)", item, wantItem)
+				errs = append(errs, fmt.Errorf("item %q has no value (%s; transfer modes are separated by |, as in transfer=inline|upload)", item, wantItem))
+				continue
 			}
-			return Tag{}, fmt.Errorf("item %q has no value (%s)", item, wantItem)
+			errs = append(errs, fmt.Errorf("item %q has no value (%s)", item, wantItem))
+			continue
 		}
 		if !slices.Contains(Keys, key) {
-			return Tag{}, fmt.Errorf("unknown key %q (want %s)", key, strings.Join(Keys, ", "))
+			errs = append(errs, fmt.Errorf("unknown key %q (want %s)", key, strings.Join(Keys, ", ")))
+			continue
 		}
 		if seen[key] && key != "accept" {
-			return Tag{}, fmt.Errorf("duplicate key %q", key)
+			errs = append(errs, fmt.Errorf("duplicate key %q", key))
+			continue
 		}
 		seen[key] = true
 		if val == "" {
-			return Tag{}, fmt.Errorf("empty value for key %q", key)
+			errs = append(errs, fmt.Errorf("empty value for key %q", key))
+			continue
 		}
 		var err error
 		switch key {
@@ -207,13 +217,32 @@ func Parse(s string) (Tag, error) {
 			t.Form = val
 		}
 		if err != nil {
-			return Tag{}, err
+			errs = append(errs, err)
 		}
 	}
-	if err := t.checkForm(); err != nil {
-		return Tag{}, err
+	if len(errs) == 0 {
+		if err := t.checkForm(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		// An empty item, or a space, said once: its message names the whole tag.
+		errs = slices.CompactFunc(errs, func(a, b error) bool { return a.Error() == b.Error() })
+		return Tag{}, errors.Join(errs...)
 	}
 	return t, nil
+}
+
+// Errors returns the errors of the items of a tag that err, from Parse,
+// holds: one for each bad item.
+func Errors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }
 
 // checkForm refuses the keys a form does not go with, whatever their order

@@ -339,3 +339,25 @@ func FuzzStructKeys(f *testing.F) {
 		}
 	})
 }
+
+// TestParseCollectsErrors: every bad item of a tag is reported, in the
+// tag's order, so that one run of the generator shows them all.
+func TestParseCollectsErrors(t *testing.T) {
+	_, err := Parse("accept=imagepng,maxSize=5MB5,sniff=false,bogus=1,maxSize=1")
+	var got []string
+	for _, e := range Errors(err) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`bad accept entry "imagepng" (want type/subtype, type/* or .ext)`,
+		`bad maxSize "5MB5" (want a positive integer with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 5MiB)`,
+		`unknown key "bogus" (want accept, filename, form, maxFiles, maxSize, minFiles, sniff, transfer)`,
+		`duplicate key "maxSize"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Parse errors:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if errs := Errors(nil); errs != nil {
+		t.Errorf("Errors(nil) = %v", errs)
+	}
+}
