@@ -204,16 +204,19 @@ func FuzzParse(f *testing.F) {
 		"filename=name,sniff=false", "maxSize=9007199254740991B", "maxSize=1GiB", "accept=*/*",
 		"maxsize=5", "accept=image/png,,", "sniff=true", "transfer=upload|inline", "transfer=inline,filename=n",
 		"transfer=Upload", "transfer=inline|inline", "form=filedata,maxFiles=2", "form=openai,accept=image/*",
-		"form=openai,transfer=inline", "filename=n,form=filedata", "form=FileData",
+		"form=openai,transfer=inline", "filename=n,form=filedata", "form=FileData", "0,",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		tg, err := Parse(s)
 		if err != nil {
-			msg := err.Error()
-			if msg == "" || strings.ContainsAny(msg, "\n") || strings.HasSuffix(msg, ".") {
-				t.Errorf("Parse(%q) error %q: want one line without a trailing period", s, msg)
+			// One line for each bad item, without a trailing period.
+			for _, e := range Errors(err) {
+				msg := e.Error()
+				if msg == "" || strings.ContainsAny(msg, "\n") || strings.HasSuffix(msg, ".") {
+					t.Errorf("Parse(%q) error %q: want one line without a trailing period", s, msg)
+				}
 			}
 			if !reflect.DeepEqual(tg, Tag{}) {
 				t.Errorf("Parse(%q) = %v with error %v, want the zero Tag", s, tg, err)
