@@ -19,8 +19,7 @@ import (
 // runtime.AddTool and then replaced with a handler of the go-sdk's own
 // gets its data: URI as sent when runtime.RemoveTools removed it first;
 // replaced without it, the new handler sees a reference in the first call
-// it answers and the data: URI from then on. A call that a middleware
-// refuses before any handler runs leaves the fast path on for the tool.
+// it answers and the data: URI from then on.
 func TestInlineReplacedTool(t *testing.T) {
 	sent := uri("image/png", mcptest.PNG(t, 64, 64, true))
 	addFiles := func(s *mcp.Server) {
@@ -68,98 +67,69 @@ func TestInlineReplacedTool(t *testing.T) {
 				mu.Unlock()
 			}
 
-			// A middleware inside the runtime's refuses the first call.
-			s := mcp.NewServer(&mcp.Implementation{Name: "refusing", Version: "v1"}, nil)
-			refused := false
-			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-					if method == "tools/call" && !refused {
-						refused = true
-						return nil, errors.New("not now")
-					}
-					return next(ctx, method, req)
-				}
-			})
-			addFiles(s)
-			rec := &seen{}
-			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-					if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
-						rec.mu.Lock()
-						rec.args = append(rec.args, string(p.Arguments))
-						rec.meta = append(rec.meta, nil)
-						rec.mu.Unlock()
-					}
-					return next(ctx, method, req)
-				}
-			})
-			cs := tr.connect(t, s, true)
-			if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "not now") {
-				t.Fatalf("refused call: %s", short(res))
-			}
-			if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "image/png") {
-				t.Fatalf("call after the refusal: %s", short(res))
-			}
-			if args, _ := rec.last(); !strings.Contains(args, inline.Scheme) {
-				t.Errorf("after a refused call, the SDK saw %s, want a reference", short(args))
-			}
 		})
-	}
-	if n := inline.Held(); n != 0 {
-		t.Errorf("%d references held after the calls", n)
 	}
 }
 
-// TestInlineRefusedWithResult: a middleware inside the runtime's that
-// refuses a call with an isError result, as policy and rate-limiting
-// middlewares commonly do, has run no handler: any client it refuses must
-// not turn the fast path off for the tool for every other client.
-func TestInlineRefusedWithResult(t *testing.T) {
+// TestInlineRefusedCall: a middleware inside the runtime's that refuses
+// a call, with an error or with an isError result as policy and
+// rate-limiting middlewares commonly do, has run no handler: a client it
+// refuses must not turn the fast path off for the tool for every other
+// client, and the refused call's references are forgotten.
+func TestInlineRefusedCall(t *testing.T) {
 	sent := uri("image/png", mcptest.PNG(t, 64, 64, true))
+	refusals := map[string]func() (mcp.Result, error){
+		"error": func() (mcp.Result, error) { return nil, errors.New("not allowed") },
+		"result": func() (mcp.Result, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "not allowed"}}}, nil
+		},
+	}
 	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			s := mcp.NewServer(&mcp.Implementation{Name: "refusing", Version: "v1"}, nil)
-			var refused sync.Once
-			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-					if method == "tools/call" {
-						deny := false
-						refused.Do(func() { deny = true })
-						if deny {
-							return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "not allowed"}}}, nil
+		for how, refuse := range refusals {
+			t.Run(tr.name+"/"+how, func(t *testing.T) {
+				s := mcp.NewServer(&mcp.Implementation{Name: "refusing", Version: "v1"}, nil)
+				var refused sync.Once
+				s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						if method == "tools/call" {
+							deny := false
+							refused.Do(func() { deny = true })
+							if deny {
+								return refuse()
+							}
 						}
+						return next(ctx, method, req)
 					}
-					return next(ctx, method, req)
+				})
+				runtime.AddTool(s, &mcp.Tool{Name: "files"}, func(_ context.Context, _ *mcp.CallToolRequest, in inlinetypes.Files) (*mcp.CallToolResult, any, error) {
+					return text(describe(in.Image)), nil, nil
+				})
+				rec := &seen{}
+				s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+							rec.mu.Lock()
+							rec.args = append(rec.args, string(p.Arguments))
+							rec.meta = append(rec.meta, nil)
+							rec.mu.Unlock()
+						}
+						return next(ctx, method, req)
+					}
+				})
+				cs := tr.connect(t, s, true)
+				if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "not allowed") {
+					t.Fatalf("refused call: %s", short(res))
+				}
+				if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "image/png") {
+					t.Fatalf("call after the refusal: %s", short(res))
+				}
+				if args, _ := rec.last(); !strings.Contains(args, inline.Scheme) {
+					t.Errorf("after a refused call, the SDK saw %s, want a reference: the fast path was turned off", short(args))
 				}
 			})
-			runtime.AddTool(s, &mcp.Tool{Name: "files"}, func(_ context.Context, _ *mcp.CallToolRequest, in inlinetypes.Files) (*mcp.CallToolResult, any, error) {
-				return text(describe(in.Image)), nil, nil
-			})
-			rec := &seen{}
-			s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-					if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
-						rec.mu.Lock()
-						rec.args = append(rec.args, string(p.Arguments))
-						rec.meta = append(rec.meta, nil)
-						rec.mu.Unlock()
-					}
-					return next(ctx, method, req)
-				}
-			})
-			cs := tr.connect(t, s, true)
-			if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "not allowed") {
-				t.Fatalf("refused call: %s", short(res))
-			}
-			if res := call(t, cs, "files", map[string]any{"image": sent}, nil); !strings.Contains(res, "image/png") {
-				t.Fatalf("call after the refusal: %s", short(res))
-			}
-			if args, _ := rec.last(); !strings.Contains(args, inline.Scheme) {
-				t.Errorf("after a call refused with an isError result, the SDK saw %s, want a reference: the fast path was turned off", short(args))
-			}
-		})
+		}
 	}
 	if n := inline.Held(); n != 0 {
-		t.Errorf("%d references held after the calls (the refused call's too)", n)
+		t.Errorf("%d references held after the calls (the refused ones' too)", n)
 	}
 }
